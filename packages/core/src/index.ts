@@ -1,1 +1,27 @@
-export {};
+/**
+ * @velox/core: the uWebSockets.js server, the request lifecycle, and the shared interface
+ * every Velox package plugs into.
+ */
+export { Server } from './server.ts';
+export { Request } from './request.ts';
+export { Response } from './response.ts';
+export { VeloxError, ErrorCodes } from './errors.ts';
+
+export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute } from './server.ts';
+export type { Query, Headers } from './request.ts';
+export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
+export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
+export type {
+  Handler,
+  Middleware,
+  Next,
+  ErrorHandler,
+  Plugin,
+  Method,
+  RouteDefinition,
+  RouteInfo,
+  Mountable,
+  Hooks,
+  HookName,
+  Logger,
+} from './types.ts';

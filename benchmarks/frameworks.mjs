@@ -1,0 +1,26 @@
+// The frameworks taking part, in the order they appear in the tables.
+// Which scenarios each one implements is not listed here: the runner asks the
+// server file (`node servers/<file> --list`), so adding a scenario to a
+// framework only means editing its server file.
+//
+//   id        name used in BENCH_FRAMEWORKS and in results.json
+//   file      server under servers/
+//   nodeArgs  extra arguments for node (velox needs tsx: @velox/core ships .ts)
+//   pkg       package whose version is reported
+//   baseline  the framework every ratio is computed against
+
+export const FRAMEWORKS = [
+  { id: 'uws', label: 'uWebSockets.js (raw)', file: 'raw-uws.mjs', pkg: 'uWebSockets.js', baseline: true },
+  { id: 'velox', label: 'Velox', file: 'velox.mjs', pkg: '@velox/core', nodeArgs: ['--import', 'tsx'] },
+  { id: 'hyper-express', label: 'hyper-express', file: 'hyper-express.mjs', pkg: 'hyper-express' },
+  { id: 'ultimate-express', label: 'ultimate-express', file: 'ultimate-express.mjs', pkg: 'ultimate-express' },
+  { id: 'fastify', label: 'Fastify', file: 'fastify.mjs', pkg: 'fastify' },
+  { id: 'express', label: 'Express', file: 'express.mjs', pkg: 'express' },
+];
+
+const ALIASES = { 'raw-uws': 'uws', raw: 'uws', hyper: 'hyper-express', ultimate: 'ultimate-express' };
+
+export function frameworkById(id) {
+  const key = ALIASES[id] ?? id;
+  return FRAMEWORKS.find((f) => f.id === key);
+}

@@ -1,0 +1,141 @@
+// Medians, ratios and the Markdown report.
+
+export function median(values) {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return Number.NaN;
+  const mid = v.length >> 1;
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+/** Fills `row.median` from the row's successful rounds. */
+export function summarizeRow(row) {
+  const ok = row.rounds.filter((r) => !r.error);
+  row.median = {
+    rps: median(ok.map((r) => r.rps)),
+    p50Ms: median(ok.map((r) => r.p50Ms)),
+    p99Ms: median(ok.map((r) => r.p99Ms)),
+    rssMiB: median(ok.map((r) => r.rssMiB)),
+  };
+  row.roundsOk = ok.length;
+  return row;
+}
+
+/** Adds `ratio` (median req/s divided by the baseline's) to every row of a scenario. */
+export function addRatios(rowsByFramework, baselineId) {
+  const base = rowsByFramework[baselineId];
+  const baseRps = base && base.status === 'ok' ? base.median.rps : Number.NaN;
+  for (const row of Object.values(rowsByFramework)) {
+    row.ratio = row.status === 'ok' && Number.isFinite(baseRps) ? row.median.rps / baseRps : null;
+  }
+}
+
+const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const fmtRps = (x) => (Number.isFinite(x) ? int.format(x) : '–');
+const fmtMs = (x) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(2) : x.toFixed(1)} ms` : '–');
+const fmtMiB = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+const fmtRatio = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : `${x.toFixed(2)}×`);
+const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function rowStatusText(row) {
+  if (row.status === 'unsupported') return 'not implemented';
+  if (row.status === 'skipped') return 'not run';
+  return `error: ${row.error}`;
+}
+
+export function renderMarkdown(results) {
+  const { machine, config, frameworks, scenarios } = results;
+  const fwLabel = Object.fromEntries(frameworks.map((f) => [f.id, f.label]));
+  const baseline = frameworks.find((f) => f.baseline);
+  const out = [];
+
+  out.push('# Benchmark results', '');
+  out.push(
+    `Measured on ${results.finishedAt.slice(0, 10)} (${results.finishedAt.slice(11, 16)} UTC) by \`benchmarks/run.mjs\`; the run took ${Math.round(results.elapsedSeconds / 60)} min.`,
+  );
+  if (results.partial) {
+    out.push('', `> **Partial run** (${results.partialReasons.join('; ')}): not every framework or scenario was measured with the default settings.`);
+  }
+  out.push('', 'Numbers come from one machine and are only comparable within this file. See README.md for how they are produced.', '');
+
+  out.push('## Machine', '');
+  out.push('| | |', '| --- | --- |');
+  out.push(`| CPU | ${cell(machine.cpuModel)}, ${machine.cores} cores |`);
+  out.push(`| Memory | ${machine.memoryGiB} GiB |`);
+  out.push(`| OS | ${cell(machine.os)}, Linux ${machine.kernel} |`);
+  out.push(`| Node.js | ${machine.node} |`);
+  out.push(`| uWebSockets.js | ${machine.uws.package}, native binary \`${machine.uws.binary}\` |`);
+  out.push(`| wrk | ${machine.wrk} |`);
+  out.push(`| Repository | ${machine.git} |`);
+  out.push('');
+  out.push(
+    `Frameworks: ${frameworks.map((f) => `${f.label} ${f.version}`).join(', ')}.`,
+    '',
+  );
+
+  out.push('## Method', '');
+  out.push(
+    `- Each server runs alone in a fresh Node.js process pinned to CPU ${config.serverCpu} (\`taskset\`); wrk runs pinned to CPU ${config.clientCpu} with ${config.threads} thread and ${config.connections} keep-alive connections, over loopback.`,
+    '- Before load, the answer is checked once (status, body, required headers); a wrong answer stops that framework for that scenario and is reported as an error.',
+    `- Warm-up: ${config.warmupSeconds} s of the same load, not recorded. Measurement: ${config.durationSeconds} s with \`wrk --latency\`.`,
+    `- ${config.rounds} round(s) per scenario; the order of the frameworks is rotated each round so that none always goes first.`,
+    '- Tables show the median over rounds of each figure. Ratio = median req/s divided by the raw uWebSockets.js median for the same scenario. p50/p99 are wrk\'s latency percentiles (median over rounds). RSS is the server\'s VmRSS read just after the measured load.',
+    '',
+  );
+
+  // Summary: one row per framework, one column per scenario.
+  out.push('## Summary', '', 'Median requests per second (ratio to raw uWebSockets.js).', '');
+  out.push(`| Framework | ${scenarios.map((s) => s.name).join(' | ')} |`);
+  out.push(`| --- | ${scenarios.map(() => '---:').join(' | ')} |`);
+  for (const f of frameworks) {
+    const cells = scenarios.map((s) => {
+      const row = results.results[s.name]?.[f.id];
+      if (!row) return '–';
+      if (row.status !== 'ok') return row.status === 'error' ? 'error' : '–';
+      return f.baseline ? fmtRps(row.median.rps) : `${fmtRps(row.median.rps)} (${fmtRatio(row.ratio)})`;
+    });
+    out.push(`| ${cell(f.label)} | ${cells.join(' | ')} |`);
+  }
+  out.push('');
+
+  for (const s of scenarios) {
+    out.push(`## ${s.name}`, '', s.summary, '');
+    out.push(`| Framework | median req/s | ratio to ${baseline ? 'uWS' : 'baseline'} | p50 | p99 | RSS after load (MiB) |`);
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const f of frameworks) {
+      const row = results.results[s.name]?.[f.id];
+      if (!row) continue;
+      if (row.status !== 'ok') {
+        out.push(`| ${cell(f.label)} | ${cell(rowStatusText(row))} | | | | |`);
+        continue;
+      }
+      const m = row.median;
+      const note = row.roundsOk < config.rounds ? ` (${row.roundsOk}/${config.rounds} rounds)` : '';
+      out.push(
+        `| ${cell(f.label)} | ${fmtRps(m.rps)}${note} | ${fmtRatio(row.ratio)} | ${fmtMs(m.p50Ms)} | ${fmtMs(m.p99Ms)} | ${fmtMiB(m.rssMiB)} |`,
+      );
+    }
+    out.push('');
+  }
+
+  out.push('## Every round', '', '<details>', '<summary>Per-round figures (click to open)</summary>', '');
+  out.push('| Scenario | Framework | Round | Slot | req/s | p50 | p99 | RSS (MiB) | Notes |');
+  out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const s of scenarios) {
+    for (const f of frameworks) {
+      const row = results.results[s.name]?.[f.id];
+      for (const r of row?.rounds ?? []) {
+        const notes = [];
+        if (r.error) notes.push(`error: ${r.error}`);
+        const se = r.socketErrors;
+        if (se && se.connect + se.read + se.write + se.timeout > 0) {
+          notes.push(`socket errors c${se.connect}/r${se.read}/w${se.write}/t${se.timeout}`);
+        }
+        out.push(
+          `| ${s.name} | ${cell(fwLabel[f.id])} | ${r.round} | ${r.slot} | ${fmtRps(r.rps)} | ${fmtMs(r.p50Ms)} | ${fmtMs(r.p99Ms)} | ${fmtMiB(r.rssMiB)} | ${cell(notes.join('; '))} |`,
+        );
+      }
+    }
+  }
+  out.push('', '</details>', '');
+  return out.join('\n');
+}

@@ -1,0 +1,406 @@
+#!/usr/bin/env node
+// Benchmark runner: starts each framework's server for each scenario, checks
+// its answer, loads it with wrk and writes RESULTS.md and results.json.
+// See README.md for the method and the environment variables.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { FRAMEWORKS, frameworkById } from './frameworks.mjs';
+import { checkScenario } from './lib/check.mjs';
+import { describeMachine, packageVersion } from './lib/machine.mjs';
+import { addRatios, renderMarkdown, summarizeRow } from './lib/report.mjs';
+import { parseWrk } from './lib/wrk.mjs';
+import { SCENARIOS, scenarioByName } from './scenarios.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const DEFAULTS = { rounds: 5, duration: 5 };
+
+// ---------------------------------------------------------------- settings
+
+function intEnv(name, fallback, min = 1) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) fail(`${name} must be an integer >= ${min} (got ${JSON.stringify(raw)})`);
+  return n;
+}
+
+function listEnv(name) {
+  const raw = process.env[name];
+  if (!raw) return null;
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(1);
+}
+
+const config = {
+  rounds: intEnv('BENCH_ROUNDS', DEFAULTS.rounds),
+  durationSeconds: intEnv('BENCH_DURATION', DEFAULTS.duration),
+  warmupSeconds: intEnv('BENCH_WARMUP', 2, 0),
+  connections: intEnv('BENCH_CONNECTIONS', 64),
+  threads: 1,
+  serverCpu: intEnv('BENCH_SERVER_CPU', 0, 0),
+  clientCpu: intEnv('BENCH_CLIENT_CPU', 1, 0),
+  startTimeoutMs: 30_000,
+};
+
+const onlyScenarios = listEnv('BENCH_ONLY');
+const onlyFrameworks = listEnv('BENCH_FRAMEWORKS');
+
+const scenarios = onlyScenarios
+  ? onlyScenarios.map((n) => scenarioByName(n) ?? fail(`unknown scenario "${n}" in BENCH_ONLY (known: ${SCENARIOS.map((s) => s.name).join(', ')})`))
+  : SCENARIOS;
+const frameworks = onlyFrameworks
+  ? FRAMEWORKS.filter((f) =>
+      onlyFrameworks.some(
+        (id) => (frameworkById(id) ?? fail(`unknown framework "${id}" in BENCH_FRAMEWORKS (known: ${FRAMEWORKS.map((x) => x.id).join(', ')})`)) === f,
+      ),
+    )
+  : FRAMEWORKS;
+
+const partialReasons = [];
+if (onlyScenarios) partialReasons.push(`BENCH_ONLY=${onlyScenarios.join(',')}`);
+if (onlyFrameworks) partialReasons.push(`BENCH_FRAMEWORKS=${onlyFrameworks.join(',')}`);
+if (config.rounds < DEFAULTS.rounds) partialReasons.push(`${config.rounds} round(s)`);
+if (config.durationSeconds < DEFAULTS.duration) partialReasons.push(`${config.durationSeconds} s per measurement`);
+const partial = partialReasons.length > 0;
+const writeCommitted = process.env.BENCH_WRITE === '1' || (!partial && process.env.BENCH_WRITE !== '0');
+
+// ---------------------------------------------------------------- tools
+
+function have(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+function ensureTools() {
+  if (!have('wrk')) {
+    console.log('wrk not found: installing it with apt-get');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const install = () => spawnSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'inherit', env }).status === 0;
+    if (!install()) {
+      spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
+      if (!install()) fail('could not install wrk (apt-get install -y wrk failed; are you root?)');
+    }
+    if (!have('wrk')) fail('wrk is still not on PATH after installing it');
+  }
+  if (!have('taskset')) fail('taskset not found (it is part of util-linux)');
+  for (const cpu of [config.serverCpu, config.clientCpu]) {
+    if (spawnSync('taskset', ['-c', String(cpu), 'true']).status !== 0) {
+      fail(`cannot pin to CPU ${cpu}; set BENCH_SERVER_CPU / BENCH_CLIENT_CPU to CPUs this machine has`);
+    }
+  }
+  if (config.serverCpu === config.clientCpu) {
+    console.warn('warning: server and wrk share one CPU; the numbers will mostly measure contention');
+  }
+}
+
+// ---------------------------------------------------------------- processes
+
+const live = new Set();
+
+function track(child) {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
+function killAll() {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    killAll();
+    process.stderr.write(`\nbench: interrupted (${sig})\n`);
+    process.exit(130);
+  });
+}
+
+function nodeArgs(fw, ...rest) {
+  return [...(fw.nodeArgs ?? []), path.join('servers', fw.file), ...rest];
+}
+
+/** Asks a server file which scenarios it implements. */
+function listScenarios(fw) {
+  const r = spawnSync(process.execPath, nodeArgs(fw, '--list'), { cwd: HERE, encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) {
+    const why = (r.stderr || r.stdout || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-6).join(' / ');
+    throw new Error(`could not load servers/${fw.file}: ${why}`);
+  }
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+/** Starts a server pinned to the server CPU and resolves once it prints `PORT <n>`. */
+function startServer(fw, scenario) {
+  const child = track(
+    spawn('taskset', ['-c', String(config.serverCpu), process.execPath, ...nodeArgs(fw, scenario.name)], {
+      cwd: HERE,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const lastErr = () => stderr.trim().split('\n').slice(-6).join(' / ');
+
+  const ready = new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no PORT line within ${config.startTimeoutMs / 1000} s. ${lastErr()}`)), config.startTimeoutMs);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /^PORT (\d+)\s*$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited before listening (${signal ?? `code ${code}`}): ${lastErr() || 'no output'}`));
+    });
+  });
+  // Keep draining stdout so a chatty server never blocks on a full pipe.
+  child.stdout.resume();
+  return { child, ready, exited, lastErr };
+}
+
+async function stopServer(server) {
+  const { child, exited } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
+  if (!done) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function readRssMiB(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
+    return Number.isFinite(kb) ? kb / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Runs wrk pinned to the client CPU; resolves to its stdout. */
+function runWrk(port, scenario, seconds, latency) {
+  const { request } = scenario;
+  const args = ['-c', String(config.clientCpu), 'wrk', `-t${config.threads}`, `-c${config.connections}`, `-d${seconds}s`];
+  if (latency) args.push('--latency');
+  const env = { ...process.env };
+  if (request.method !== 'GET' || request.body !== undefined) {
+    args.push('-s', path.join(HERE, 'wrk', 'request.lua'));
+    env.BENCH_METHOD = request.method;
+    env.BENCH_BODY = request.body ?? '';
+    env.BENCH_CONTENT_TYPE = request.contentType ?? '';
+  }
+  args.push(`http://127.0.0.1:${port}${request.path}`);
+  return new Promise((resolve, reject) => {
+    const child = track(spawn('taskset', args, { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
+    child.once('exit', (code) => {
+      clearTimeout(killer);
+      if (code === 0) resolve(out);
+      else reject(new Error(`wrk exited with ${code}: ${(err || out).trim().split('\n').slice(-3).join(' / ')}`));
+    });
+  });
+}
+
+// ---------------------------------------------------------------- one measurement
+
+class RowError extends Error {}
+
+async function measure(fw, scenario, logBase) {
+  const server = startServer(fw, scenario);
+  try {
+    const port = await server.ready.catch((e) => {
+      throw new RowError(e.message);
+    });
+    try {
+      await checkScenario(port, scenario);
+    } catch (e) {
+      throw new RowError(e.message);
+    }
+    if (config.warmupSeconds > 0) await runWrk(port, scenario, config.warmupSeconds, false);
+    const output = await runWrk(port, scenario, config.durationSeconds, true);
+    writeFileSync(`${logBase}.txt`, output);
+    const rssMiB = readRssMiB(server.child.pid);
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new RowError(`server died during the load: ${server.lastErr() || 'no output'}`);
+    }
+    const stats = parseWrk(output);
+    if (stats.requests === 0) throw new RowError('wrk completed no request');
+    if (stats.non2xx > 0) throw new RowError(`${stats.non2xx} of ${stats.requests} answers under load were not 2xx/3xx`);
+    return { ...stats, rssMiB };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+function rotate(list, by) {
+  const k = by % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
+}
+
+function fmtDuration(seconds) {
+  const m = Math.floor(seconds / 60);
+  const s = Math.round(seconds % 60);
+  return m ? `${m} min ${s} s` : `${s} s`;
+}
+
+async function main() {
+  ensureTools();
+  const startedAt = new Date();
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  const runDir = path.join(HERE, '.runs', stamp);
+  mkdirSync(path.join(runDir, 'wrk'), { recursive: true });
+
+  const machine = describeMachine(HERE);
+  if (!machine.uws.binaryPresent) {
+    console.warn(`warning: ${machine.uws.package} has no ${machine.uws.binary}; uWS-based servers will refuse to start`);
+  }
+
+  const fwInfo = frameworks.map((f) => ({
+    id: f.id,
+    label: f.label,
+    file: f.file,
+    baseline: Boolean(f.baseline),
+    version: packageVersion(f.pkg, HERE),
+  }));
+
+  // Which scenarios each framework implements.
+  const supported = new Map();
+  const loadErrors = new Map();
+  for (const fw of frameworks) {
+    try {
+      supported.set(fw.id, new Set(listScenarios(fw)));
+    } catch (e) {
+      loadErrors.set(fw.id, e.message);
+      console.log(`! ${fw.id}: ${e.message}`);
+    }
+  }
+
+  const results = {};
+  let planned = 0;
+  for (const s of scenarios) {
+    results[s.name] = {};
+    for (const fw of frameworks) {
+      const row = { framework: fw.id, status: 'ok', rounds: [] };
+      if (loadErrors.has(fw.id)) Object.assign(row, { status: 'error', error: loadErrors.get(fw.id) });
+      else if (!supported.get(fw.id).has(s.name)) row.status = 'unsupported';
+      else planned += config.rounds;
+      results[s.name][fw.id] = row;
+    }
+  }
+
+  const perRun = config.warmupSeconds + config.durationSeconds + 1.5;
+  console.log(
+    `bench: ${scenarios.length} scenario(s) × ${frameworks.length} framework(s) × ${config.rounds} round(s) = ${planned} measurement(s), about ${fmtDuration(planned * perRun)}`,
+  );
+  console.log(`bench: wrk logs in ${path.relative(process.cwd(), runDir) || runDir}`);
+
+  let done = 0;
+  const t0 = Date.now();
+  for (const s of scenarios) {
+    for (let round = 1; round <= config.rounds; round++) {
+      const order = rotate(frameworks, round - 1);
+      let slot = 0;
+      for (const fw of order) {
+        const row = results[s.name][fw.id];
+        if (row.status !== 'ok') continue;
+        slot++;
+        done++;
+        const tag = `[${String(done).padStart(String(planned).length)}/${planned}] ${s.name} r${round} ${fw.id}`;
+        const entry = { round, slot };
+        try {
+          Object.assign(entry, await measure(fw, s, path.join(runDir, 'wrk', `${s.name}-${fw.id}-r${round}`)));
+          row.rounds.push(entry);
+          console.log(
+            `${tag}: ${Math.round(entry.rps).toLocaleString('en-US')} req/s, p50 ${entry.p50Ms.toFixed(2)} ms, p99 ${entry.p99Ms.toFixed(2)} ms, RSS ${entry.rssMiB.toFixed(1)} MiB`,
+          );
+        } catch (e) {
+          const message = e instanceof RowError ? e.message : `harness error: ${e.message}`;
+          entry.error = message;
+          row.rounds.push(entry);
+          // A wrong or missing answer ends this framework's row: no number is reported for it.
+          row.status = 'error';
+          row.error = message;
+          console.log(`${tag}: ERROR ${message}`);
+          planned -= config.rounds - round;
+        }
+      }
+    }
+    for (const row of Object.values(results[s.name])) if (row.status === 'ok') summarizeRow(row);
+    const base = frameworks.find((f) => f.baseline);
+    if (base) addRatios(results[s.name], base.id);
+  }
+
+  const finishedAt = new Date();
+  const report = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    elapsedSeconds: Math.round((Date.now() - t0) / 1000),
+    partial,
+    partialReasons,
+    config,
+    machine,
+    frameworks: fwInfo,
+    scenarios: scenarios.map(({ name, summary, request, expect }) => ({ name, summary, request, expect })),
+    results,
+  };
+  const markdown = renderMarkdown(report);
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+
+  writeFileSync(path.join(runDir, 'RESULTS.md'), markdown);
+  writeFileSync(path.join(runDir, 'results.json'), json);
+  if (writeCommitted) {
+    writeFileSync(path.join(HERE, 'RESULTS.md'), markdown);
+    writeFileSync(path.join(HERE, 'results.json'), json);
+    console.log('bench: wrote benchmarks/RESULTS.md and benchmarks/results.json');
+  } else {
+    console.log(
+      `bench: partial run (${partialReasons.join('; ')}); RESULTS.md left alone (BENCH_WRITE=1 to overwrite). Report: ${path.join(runDir, 'RESULTS.md')}`,
+    );
+  }
+  console.log(`bench: finished in ${fmtDuration(report.elapsedSeconds)}`);
+
+  const failed = Object.entries(results).flatMap(([sn, rows]) =>
+    Object.values(rows)
+      .filter((r) => r.status === 'error')
+      .map((r) => `${sn}/${r.framework}`),
+  );
+  if (failed.length) {
+    console.log(`bench: errors in ${failed.join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((e) => {
+  killAll();
+  process.stderr.write(`bench: ${e.stack ?? e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+// Express 5 on node:http.
+import express from 'express';
+import { serve } from '../lib/server-kit.mjs';
+import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../scenarios.mjs';
+
+await serve({
+  create: () => express(),
+  scenarios: {
+    ping(app) {
+      app.get('/', (req, res) => {
+        res.send('Hi');
+      });
+    },
+
+    query(app) {
+      app.get('/id/:id', (req, res) => {
+        res.set('x-powered', 'velox-bench');
+        res.send(`${req.params.id} ${req.query.name}`);
+      });
+    },
+
+    body(app) {
+      app.post('/json', express.json(), (req, res) => {
+        res.json(req.body);
+      });
+    },
+
+    middleware(app) {
+      for (let i = 1; i <= MIDDLEWARE_COUNT; i++) {
+        const name = `x-mw-${i}`;
+        app.use((req, res, next) => {
+          res.set(name, '1');
+          next();
+        });
+      }
+      app.get('/', (req, res) => {
+        res.send('Hi');
+      });
+    },
+
+    routes(app) {
+      for (let i = 0; i < ROUTE_COUNT; i++) {
+        app.get(`/route/${i}`, (req, res) => {
+          res.send('Hi');
+        });
+      }
+    },
+  },
+  listen: (app, port) =>
+    new Promise((resolve, reject) => {
+      const server = app.listen(port, '127.0.0.1', (err) => {
+        if (err) reject(err);
+        else resolve(server.address().port);
+      });
+    }),
+});

@@ -1,0 +1,82 @@
+// Raw uWebSockets.js: the hand-written fastest version of each scenario, used
+// as the baseline every other framework is compared with.
+import { assertNativeUws, serve } from '../lib/server-kit.mjs';
+import { ROUTE_COUNT } from '../scenarios.mjs';
+
+const uWS = assertNativeUws(import.meta.url);
+
+await serve({
+  create: () => uWS.App(),
+  scenarios: {
+    ping(app) {
+      app.get('/', (res) => {
+        res.end('Hi');
+      });
+    },
+
+    query(app) {
+      app.get('/id/:id', (res, req) => {
+        const id = req.getParameter(0);
+        const name = req.getQuery('name');
+        res.writeHeader('x-powered', 'velox-bench').end(`${id} ${name}`);
+      });
+    },
+
+    body(app) {
+      app.post('/json', (res) => {
+        let aborted = false;
+        let chunks = null;
+        res.onAborted(() => {
+          aborted = true;
+        });
+        res.onData((chunk, isLast) => {
+          // uWS reuses `chunk` once this callback returns, so partial bodies are copied;
+          // a body that arrives in one piece (the usual case) is decoded in place.
+          if (!isLast) {
+            (chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
+            return;
+          }
+          const text = chunks
+            ? Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8')
+            : Buffer.from(chunk).toString('utf8');
+          let out = null;
+          try {
+            out = JSON.stringify(JSON.parse(text));
+          } catch {}
+          if (aborted) return;
+          res.cork(() => {
+            if (out === null) res.writeStatus('400 Bad Request').end('invalid JSON');
+            else res.writeHeader('content-type', 'application/json').end(out);
+          });
+        });
+      });
+    },
+
+    middleware(app) {
+      app.get('/', (res) => {
+        res
+          .writeHeader('x-mw-1', '1')
+          .writeHeader('x-mw-2', '1')
+          .writeHeader('x-mw-3', '1')
+          .writeHeader('x-mw-4', '1')
+          .writeHeader('x-mw-5', '1')
+          .end('Hi');
+      });
+    },
+
+    routes(app) {
+      for (let i = 0; i < ROUTE_COUNT; i++) {
+        app.get(`/route/${i}`, (res) => {
+          res.end('Hi');
+        });
+      }
+    },
+  },
+  listen: (app, port) =>
+    new Promise((resolve, reject) => {
+      app.listen('127.0.0.1', port, (token) => {
+        if (!token) reject(new Error(`uWS could not listen on 127.0.0.1:${port}`));
+        else resolve(uWS.us_socket_local_port(token));
+      });
+    }),
+});

@@ -1,0 +1,58 @@
+// ultimate-express (an Express-compatible API on uWebSockets.js), written as
+// ordinary Express code.
+import express from 'ultimate-express';
+import { assertNativeUws, serve } from '../lib/server-kit.mjs';
+import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../scenarios.mjs';
+
+await serve({
+  check: () => assertNativeUws(import.meta.url, 'ultimate-express'),
+  create: () => express(),
+  scenarios: {
+    ping(app) {
+      app.get('/', (req, res) => {
+        res.send('Hi');
+      });
+    },
+
+    query(app) {
+      app.get('/id/:id', (req, res) => {
+        res.set('x-powered', 'velox-bench');
+        res.send(`${req.params.id} ${req.query.name}`);
+      });
+    },
+
+    body(app) {
+      app.post('/json', express.json(), (req, res) => {
+        res.json(req.body);
+      });
+    },
+
+    middleware(app) {
+      for (let i = 1; i <= MIDDLEWARE_COUNT; i++) {
+        const name = `x-mw-${i}`;
+        app.use((req, res, next) => {
+          res.set(name, '1');
+          next();
+        });
+      }
+      app.get('/', (req, res) => {
+        res.send('Hi');
+      });
+    },
+
+    routes(app) {
+      for (let i = 0; i < ROUTE_COUNT; i++) {
+        app.get(`/route/${i}`, (req, res) => {
+          res.send('Hi');
+        });
+      }
+    },
+  },
+  listen: (app, port) =>
+    new Promise((resolve, reject) => {
+      app.listen(port, '127.0.0.1', (token) => {
+        if (token === false) reject(new Error(`could not listen on 127.0.0.1:${port}`));
+        else resolve(app.port);
+      });
+    }),
+});

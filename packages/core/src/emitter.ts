@@ -1,0 +1,85 @@
+/**
+ * A small event emitter whose listener table is made on first use, so a response that nobody
+ * listens to pays nothing. Implements what Node's `stream.pipe` and `on-finished` call.
+ */
+type Listener = (...args: any[]) => void;
+
+export class LazyEmitter {
+  #events: Map<string | symbol, Listener[]> | undefined;
+
+  /**
+   * Adds a listener.
+   * @example
+   * ```ts
+   * res.on('finish', () => console.log('sent'));
+   * ```
+   */
+  on(event: string | symbol, listener: Listener): this {
+    const events = (this.#events ??= new Map());
+    const list = events.get(event);
+    if (list) list.push(listener);
+    else events.set(event, [listener]);
+    return this;
+  }
+
+  /** Alias of {@link LazyEmitter.on}. */
+  addListener(event: string | symbol, listener: Listener): this {
+    return this.on(event, listener);
+  }
+
+  /** Adds a listener that runs before the others. */
+  prependListener(event: string | symbol, listener: Listener): this {
+    const events = (this.#events ??= new Map());
+    events.set(event, [listener, ...(events.get(event) ?? [])]);
+    return this;
+  }
+
+  /** Adds a listener that runs once. */
+  once(event: string | symbol, listener: Listener): this {
+    const wrapper = (...args: unknown[]) => {
+      this.off(event, wrapper);
+      listener.apply(this, args);
+    };
+    (wrapper as { listener?: Listener }).listener = listener;
+    return this.on(event, wrapper);
+  }
+
+  /** Removes a listener. */
+  off(event: string | symbol, listener: Listener): this {
+    const list = this.#events?.get(event);
+    if (!list) return this;
+    const i = list.findIndex((l) => l === listener || (l as { listener?: Listener }).listener === listener);
+    if (i >= 0) list.splice(i, 1);
+    return this;
+  }
+
+  /** Alias of {@link LazyEmitter.off}. */
+  removeListener(event: string | symbol, listener: Listener): this {
+    return this.off(event, listener);
+  }
+
+  /** Removes every listener of an event, or of all events. */
+  removeAllListeners(event?: string | symbol): this {
+    if (event === undefined) this.#events = undefined;
+    else this.#events?.delete(event);
+    return this;
+  }
+
+  /** Calls the listeners of an event; true if there were any. */
+  emit(event: string | symbol, ...args: unknown[]): boolean {
+    const list = this.#events?.get(event);
+    if (!list || list.length === 0) return false;
+    for (const listener of list.slice()) listener.apply(this, args);
+    return true;
+  }
+
+  /** How many listeners an event has. */
+  listenerCount(event: string | symbol): number {
+    return this.#events?.get(event)?.length ?? 0;
+  }
+
+  /** @internal True when anybody listens to anything. */
+  get _hasListeners(): boolean {
+    return this.#events !== undefined && this.#events.size > 0;
+  }
+}

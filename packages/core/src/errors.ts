@@ -1,0 +1,99 @@
+/**
+ * Every error Velox raises is a {@link VeloxError}: it carries a stable `code`,
+ * the HTTP `status` it answers with, and whether its message may reach the client.
+ */
+
+/** Options accepted by the {@link VeloxError} constructor. */
+export interface VeloxErrorOptions {
+  /** HTTP status the error answers with. Default: 500. */
+  status?: number;
+  /** Whether `message` may be sent to the client. Default: `status < 500`. */
+  expose?: boolean;
+  /** The underlying error, if any. */
+  cause?: unknown;
+  /** Structured details sent to the client with the message when exposed (for example validation issues). */
+  details?: unknown;
+}
+
+/**
+ * The base error of Velox and of every Velox package.
+ *
+ * @example
+ * ```ts
+ * import { VeloxError } from '@velox/core';
+ * app.get('/admin', (req, res) => {
+ *   throw new VeloxError('APP_FORBIDDEN', 'Admins only', { status: 403 });
+ * });
+ * ```
+ */
+export class VeloxError extends Error {
+  /** Stable, prefixed error code, such as `VELOX_ERR_BODY_TOO_LARGE`. */
+  readonly code: string;
+  /** HTTP status this error answers with. */
+  readonly status: number;
+  /** Whether the message (and `details`) may be sent to the client. */
+  readonly expose: boolean;
+  /** Structured details, sent to the client when `expose` is true. */
+  readonly details: unknown;
+
+  constructor(code: string, message: string, options: VeloxErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'VeloxError';
+    this.code = code;
+    this.status = options.status ?? 500;
+    this.expose = options.expose ?? this.status < 500;
+    this.details = options.details;
+  }
+}
+
+/**
+ * The error codes raised by `@velox/core`, each with its status and meaning.
+ * Every code is documented in the package README.
+ *
+ * @example
+ * ```ts
+ * import { ErrorCodes } from '@velox/core';
+ * app.setErrorHandler((err, req, res) => {
+ *   if (err.code === ErrorCodes.BODY_TOO_LARGE) return res.status(413).send('Too big');
+ *   res.status(500).send('Oops');
+ * });
+ * ```
+ */
+export const ErrorCodes = {
+  /** 400: the body is not valid JSON. */
+  BAD_JSON: 'VELOX_ERR_BAD_JSON',
+  /** 400: the urlencoded body or a path parameter has a malformed percent-escape. */
+  BAD_ENCODING: 'VELOX_ERR_BAD_ENCODING',
+  /** 413: the body is longer than `maxBodyLength`. */
+  BODY_TOO_LARGE: 'VELOX_ERR_BODY_TOO_LARGE',
+  /** 400: the body was already consumed by another reader. */
+  BODY_CONSUMED: 'VELOX_ERR_BODY_CONSUMED',
+  /** 499: the client went away before the body was read. */
+  ABORTED: 'VELOX_ERR_ABORTED',
+  /** 500: a header name or value is invalid (for example it contains CR or LF). */
+  INVALID_HEADER: 'VELOX_ERR_INVALID_HEADER',
+  /** 500: the response was already sent. */
+  HEADERS_SENT: 'VELOX_ERR_HEADERS_SENT',
+  /** 500: `next()` was called twice by one middleware. */
+  NEXT_TWICE: 'VELOX_ERR_NEXT_TWICE',
+  /** 500: a signed cookie was asked for but no `cookieSecret` is set. */
+  NO_COOKIE_SECRET: 'VELOX_ERR_NO_COOKIE_SECRET',
+  /** Start-up: a bad option or a misuse of the API (thrown at once, never an HTTP answer). */
+  INVALID_OPTION: 'VELOX_ERR_INVALID_OPTION',
+  /** Start-up: a route with the same method and pattern is already registered. */
+  DUPLICATE_ROUTE: 'VELOX_ERR_DUPLICATE_ROUTE',
+  /** Start-up: uWebSockets.js runs on its slow JavaScript fallback instead of its native binary. */
+  UWS_FALLBACK: 'VELOX_ERR_UWS_FALLBACK',
+  /** Start-up: the server could not listen on the port or socket path. */
+  LISTEN_FAILED: 'VELOX_ERR_LISTEN_FAILED',
+  /** 404: no route matched (the default not-found handler). */
+  NOT_FOUND: 'VELOX_ERR_NOT_FOUND',
+} as const;
+
+/** One of the values of {@link ErrorCodes}. */
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+/** @internal Shorthand for a programmer error thrown at start-up. */
+export function invalidOption(message: string): VeloxError {
+  return new VeloxError(ErrorCodes.INVALID_OPTION, message);
+}

@@ -1,0 +1,421 @@
+/**
+ * The incoming request. Everything is read lazily: while the uWS callback runs, straight from
+ * uWS's HttpRequest; if the handler goes async, what it may still need is copied once before
+ * the callback returns (uWS's HttpRequest lives on the stack of that callback).
+ */
+import { parse as parseQuery } from 'node:querystring';
+import { Readable, type Writable } from 'node:stream';
+import { parse as parseCookie } from 'cookie';
+import { unsign } from 'cookie-signature';
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import { Body } from './body.ts';
+import { ErrorCodes, VeloxError } from './errors.ts';
+import type { Response } from './response.ts';
+import type { Server } from './server.ts';
+import { kConfig } from './symbols.ts';
+
+/** Parsed query string: repeated keys become arrays. */
+export type Query = Record<string, string | string[] | undefined>;
+/** Request headers, with lower-case names. Repeated headers are joined with `, ` (cookies with `; `). */
+export type Headers = Record<string, string | undefined>;
+
+const EMPTY_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
+
+/**
+ * The incoming HTTP request, handed to every middleware and handler.
+ * Add your own typed properties through module augmentation.
+ *
+ * @example
+ * ```ts
+ * app.post('/users/:id', async (req, res) => {
+ *   const body = await req.json();
+ *   res.json({ id: req.params.id, page: req.query.page, agent: req.get('user-agent'), body });
+ * });
+ *
+ * declare module '@velox/core' {
+ *   interface Request { user?: { id: string } }
+ * }
+ * ```
+ */
+export class Request {
+  /** The server that received this request. */
+  readonly server: Server;
+  /** The response paired with this request. */
+  readonly res: Response;
+  /** The HTTP method, upper-case. */
+  method: string;
+  /** Route parameters, percent-decoded (`/users/:id` gives `params.id`; a `/*` route gives `params['*']`). */
+  params: Record<string, string>;
+  /** A place for middlewares to leave per-request data. */
+  declare locals: Record<string, unknown>;
+
+  #ureq: HttpRequest | null;
+  #ures: HttpResponse;
+  #path: string | undefined;
+  #rawQuery: string | undefined;
+  #query: Query | undefined;
+  #headers: Headers | undefined;
+  #cookies: Record<string, string> | undefined;
+  #signedCookies: Record<string, string | false> | undefined;
+  #remote: string | undefined;
+  #body: Body | undefined | null;
+
+  /** @internal Built by the server for each request. */
+  constructor(server: Server, ureq: HttpRequest, ures: HttpResponse, res: Response, method: string) {
+    this.server = server;
+    this.res = res;
+    this.method = method;
+    this.params = EMPTY_PARAMS;
+    this.#ureq = ureq;
+    this.#ures = ures;
+    this.#path = undefined;
+    this.#rawQuery = undefined;
+    this.#query = undefined;
+    this.#headers = undefined;
+    this.#cookies = undefined;
+    this.#signedCookies = undefined;
+    this.#remote = undefined;
+    this.#body = undefined;
+  }
+
+  /** The path, without the query string, as sent (not decoded). */
+  get path(): string {
+    return (this.#path ??= this.#live().getUrl());
+  }
+
+  /** The path and query string, as sent. */
+  get url(): string {
+    const q = this.rawQuery;
+    return q ? `${this.path}?${q}` : this.path;
+  }
+  set url(value: string) {
+    // Some Express middlewares rewrite req.url; keep path and query in step.
+    const i = value.indexOf('?');
+    this.#path = i < 0 ? value : value.slice(0, i);
+    this.#rawQuery = i < 0 ? '' : value.slice(i + 1);
+    this.#query = undefined;
+  }
+
+  /** The raw query string, without `?`. */
+  get rawQuery(): string {
+    return (this.#rawQuery ??= this.#live().getQuery() ?? '');
+  }
+
+  /** The parsed query string. */
+  get query(): Query {
+    if (this.#query) return this.#query;
+    const raw = this.rawQuery;
+    return (this.#query = raw ? (parseQuery(raw) as Query) : Object.create(null));
+  }
+  set query(value: Query) {
+    this.#query = value;
+  }
+
+  /** All headers, lower-case names. */
+  get headers(): Headers {
+    if (this.#headers) return this.#headers;
+    const headers: Headers = Object.create(null);
+    this.#live().forEach((key, value) => {
+      const prev = headers[key];
+      headers[key] = prev === undefined ? value : `${prev}${key === 'cookie' ? '; ' : ', '}${value}`;
+    });
+    return (this.#headers = headers);
+  }
+
+  /**
+   * One header by name (any case); `referrer` and `referer` are the same header.
+   * @example
+   * ```ts
+   * const type = req.get('Content-Type');
+   * ```
+   */
+  get(name: string): string | undefined {
+    let key = name.toLowerCase();
+    if (key === 'referrer') key = 'referer';
+    if (this.#headers || !this.#ureq) return this.headers[key];
+    // uWS answers the first occurrence, or '' when absent: only an absent header is ''
+    // often enough to matter, and then the full list settles it.
+    const value = this.#ureq.getHeader(key);
+    return value !== '' ? value : this.headers[key];
+  }
+
+  /** Alias of {@link Request.get}, as in Express. */
+  header(name: string): string | undefined {
+    return this.get(name);
+  }
+
+  /** Cookies sent with the request. */
+  get cookies(): Record<string, string> {
+    if (this.#cookies) return this.#cookies;
+    const header = this.get('cookie');
+    return (this.#cookies = header ? (parseCookie(header) as Record<string, string>) : Object.create(null));
+  }
+
+  /**
+   * Cookies set with `res.cookie(name, value, { signed: true })` whose signature checks out
+   * against any of the server's `cookieSecret`s; a tampered cookie reads as `false`.
+   */
+  get signedCookies(): Record<string, string | false> {
+    if (this.#signedCookies) return this.#signedCookies;
+    const secrets = this.server[kConfig].secrets;
+    const out: Record<string, string | false> = Object.create(null);
+    const cookies = this.cookies;
+    for (const name in cookies) {
+      const value = cookies[name]!;
+      if (!value.startsWith('s:')) continue;
+      if (secrets.length === 0) {
+        throw new VeloxError(ErrorCodes.NO_COOKIE_SECRET, 'Signed cookies need the cookieSecret option', { status: 500 });
+      }
+      out[name] = false;
+      for (const secret of secrets) {
+        const plain = unsign(value.slice(2), secret);
+        if (plain !== false) {
+          out[name] = plain;
+          break;
+        }
+      }
+    }
+    return (this.#signedCookies = out);
+  }
+
+  /** The address of the peer that opened the connection. */
+  get socketAddress(): string {
+    if (this.#remote !== undefined) return this.#remote;
+    if (this.res.finished || this.res.aborted) return '';
+    return (this.#remote = textAddress(this.#ures.getRemoteAddressAsText()));
+  }
+
+  /** The client address: the socket's, or with `trustProxy`, the closest untrusted one in `X-Forwarded-For`. */
+  get ip(): string {
+    const ips = this.#chain();
+    return ips[ips.length - 1] ?? '';
+  }
+
+  /** With `trustProxy`: the client address and the proxies it came through, client first. Else empty. */
+  get ips(): string[] {
+    if (!this.server[kConfig].trust) return [];
+    return this.#chain().slice(1).reverse();
+  }
+
+  /** The host name from `Host` (or `X-Forwarded-Host` with `trustProxy`), without the port. */
+  get hostname(): string {
+    let host = (this.#trusted() && this.get('x-forwarded-host')?.split(',')[0]?.trim()) || this.get('host') || '';
+    if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+    const colon = host.indexOf(':');
+    if (colon >= 0) host = host.slice(0, colon);
+    return host;
+  }
+
+  /** `https` or `http`; with `trustProxy`, `X-Forwarded-Proto` counts. */
+  get protocol(): string {
+    const own = this.server[kConfig].tls ? 'https' : 'http';
+    if (!this.#trusted()) return own;
+    const forwarded = this.get('x-forwarded-proto');
+    return forwarded ? forwarded.split(',')[0]!.trim().toLowerCase() : own;
+  }
+
+  /** True for `https`. */
+  get secure(): boolean {
+    return this.protocol === 'https';
+  }
+
+  /** True once the client closed the connection before the response was sent. */
+  get aborted(): boolean {
+    return this.res.aborted;
+  }
+
+  /**
+   * Reads the body as text (UTF-8), up to `maxBodyLength`.
+   * @example
+   * ```ts
+   * app.post('/echo', async (req, res) => res.send(await req.text()));
+   * ```
+   */
+  text(): Promise<string> {
+    return this.#readBody(true);
+  }
+
+  /**
+   * Reads the body as a Buffer, up to `maxBodyLength`.
+   * @example
+   * ```ts
+   * app.put('/blob', async (req, res) => res.send(`${(await req.buffer()).length} bytes`));
+   * ```
+   */
+  buffer(): Promise<Buffer> {
+    return this.#readBody(false);
+  }
+
+  /**
+   * Reads and parses a JSON body; malformed JSON answers 400.
+   * @example
+   * ```ts
+   * app.post('/json', async (req, res) => res.json(await req.json()));
+   * ```
+   */
+  async json<T = any>(): Promise<T> {
+    const text: string = await this.#readBody(true);
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw new VeloxError(ErrorCodes.BAD_JSON, text === '' ? 'Body is empty, expected JSON' : 'Body is not valid JSON', {
+        status: 400,
+        cause,
+      });
+    }
+  }
+
+  /**
+   * Reads and parses an `application/x-www-form-urlencoded` body.
+   * @example
+   * ```ts
+   * app.post('/form', async (req, res) => res.send((await req.urlencoded()).name));
+   * ```
+   */
+  async urlencoded(): Promise<Query> {
+    const text: string = await this.#readBody(true);
+    try {
+      decodeURIComponent(text.replace(/\+/g, ' '));
+    } catch (cause) {
+      throw new VeloxError(ErrorCodes.BAD_ENCODING, 'Body has a malformed percent-escape', { status: 400, cause });
+    }
+    return parseQuery(text) as Query;
+  }
+
+  /**
+   * The body as a Readable stream with backpressure: uWS stops reading from the socket while the
+   * consumer is slow. Not bounded by `maxBodyLength`; the consumer sets its own limits.
+   * @example
+   * ```ts
+   * app.post('/upload', async (req, res) => {
+   *   await pipeline(req.stream(), createWriteStream('/tmp/upload'));
+   *   res.sendStatus(201);
+   * });
+   * ```
+   */
+  stream(): Readable {
+    const body = this.#getBody();
+    if (!body) {
+      // No body was announced: an empty stream.
+      return Readable.from([]);
+    }
+    return body.stream();
+  }
+
+  /**
+   * Pipes the body into a writable, with backpressure; returns the destination.
+   * @example
+   * ```ts
+   * req.pipe(createWriteStream('/tmp/upload')).on('finish', () => res.send('ok'));
+   * ```
+   */
+  pipe<T extends Writable>(destination: T, options?: { end?: boolean }): T {
+    return this.stream().pipe(destination, options);
+  }
+
+  /**
+   * Iterates over the body's chunks.
+   * @example
+   * ```ts
+   * let size = 0;
+   * for await (const chunk of req) size += chunk.length;
+   * ```
+   */
+  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    return this.stream()[Symbol.asyncIterator]();
+  }
+
+  #readBody(text: boolean): Promise<any> {
+    const body = this.#getBody();
+    if (!body) return Promise.resolve(text ? '' : Buffer.alloc(0));
+    return body.read(this.server[kConfig].maxBodyLength, text);
+  }
+
+  #getBody(): Body | null {
+    if (this.#body !== undefined) return this.#body;
+    if (!this.#ureq) return (this.#body = null); // no body was announced before the handler went async
+    return this.#startBody();
+  }
+
+  #startBody(): Body | null {
+    const ureq = this.#ureq!;
+    const length = ureq.getHeader('content-length');
+    if (length !== '') {
+      const n = Number(length);
+      return (this.#body = n > 0 ? new Body(this.#ures, n) : null);
+    }
+    return (this.#body = ureq.getHeader('transfer-encoding') !== '' ? new Body(this.#ures, -1) : null);
+  }
+
+  #trusted(): boolean {
+    const trust = this.server[kConfig].trust;
+    return trust !== undefined && trust(this.socketAddress, 0);
+  }
+
+  /** The socket address, then the X-Forwarded-For hops from closest to farthest, while trusted. */
+  #chain(): string[] {
+    const socket = this.socketAddress;
+    const trust = this.server[kConfig].trust;
+    if (!trust) return [socket];
+    const forwarded = (this.get('x-forwarded-for') ?? '').split(',');
+    const chain = [socket];
+    for (let i = forwarded.length - 1, hop = 0; i >= 0 && trust(chain[hop]!, hop); i--, hop++) {
+      const addr = forwarded[i]!.trim();
+      if (addr === '') break;
+      chain.push(addr);
+    }
+    return chain;
+  }
+
+  #live(): HttpRequest {
+    if (this.#ureq) return this.#ureq;
+    throw new VeloxError(
+      ErrorCodes.INVALID_OPTION,
+      'Request data was read after the response was sent from the synchronous part of the handler; read it before sending',
+    );
+  }
+
+  /** @internal The uWS callback is about to return: copy what may be needed later and start the body. */
+  _detach(): void {
+    const ureq = this.#ureq;
+    if (!ureq) return;
+    if (this.res.finished || this.res.aborted) {
+      this.#ureq = null;
+      return;
+    }
+    this.#path ??= ureq.getUrl();
+    this.#rawQuery ??= ureq.getQuery() ?? '';
+    if (!this.#headers) this.headers;
+    if (this.#body === undefined) this.#startBody();
+    if (this.#remote === undefined) this.socketAddress;
+    this.#ureq = null;
+  }
+
+  /** @internal The response is ending: drop any unread body (uWS's request stays readable until the callback returns). */
+  _end(): void {
+    if (this.#body) this.#body.discard();
+  }
+
+  /** @internal The client went away. */
+  _abort(): void {
+    if (this.#body) this.#body.abort();
+    this.#ureq = null;
+  }
+
+  /** @internal Whether an unread body was cut off at the limit (the connection must close). */
+  get _overflowed(): boolean {
+    return this.#body?.overflowed === true;
+  }
+}
+
+const decoder = new TextDecoder();
+/** uWS gives IPv4-mapped IPv6 addresses for IPv4 peers on a dual-stack socket; show them as IPv4. */
+function textAddress(ab: ArrayBuffer): string {
+  const text = decoder.decode(ab);
+  if (text.startsWith('0000:0000:0000:0000:0000:ffff:')) {
+    const hex = text.slice(30).replace(':', '');
+    const n = Number.parseInt(hex, 16);
+    return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+  }
+  return text;
+}

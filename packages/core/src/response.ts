@@ -1,0 +1,779 @@
+/**
+ * The outgoing response: the one place that knows about uWS's cork, end, tryEnd, write,
+ * onWritable and the aborted state. Status and headers are kept in JS until the first byte goes out.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Readable } from 'node:stream';
+import { serialize as serializeCookie, type SerializeOptions } from 'cookie';
+import { sign } from 'cookie-signature';
+import type { HttpResponse } from 'uWebSockets.js';
+import { LazyEmitter } from './emitter.ts';
+import { ErrorCodes, VeloxError } from './errors.ts';
+import type { Request } from './request.ts';
+import type { Server } from './server.ts';
+import { kConfig, kHooks } from './symbols.ts';
+
+/** Options of {@link Response.cookie}. */
+export interface CookieOptions extends Omit<SerializeOptions, 'encode' | 'maxAge'> {
+  /** Sign the value with the server's first `cookieSecret` (read it back from `req.signedCookies`). */
+  signed?: boolean;
+  /** Lifetime in milliseconds (as in Express); sets both `Max-Age` and `Expires`. */
+  maxAge?: number;
+}
+
+/** Options of {@link Response.stream}. */
+export interface StreamOptions {
+  /** Total size in bytes, when known: sent as Content-Length and written with uWS's `tryEnd`. */
+  size?: number;
+}
+
+/** Options of one Server-Sent Event. */
+export interface EventOptions {
+  event?: string;
+  id?: string;
+  /** Reconnection delay for the client, in milliseconds. */
+  retry?: number;
+}
+
+/**
+ * A Server-Sent Events stream, from {@link Response.sse}.
+ * @example
+ * ```ts
+ * const events = res.sse();
+ * events.send({ price: 42 }, { event: 'tick' });
+ * ```
+ */
+export interface EventStream {
+  /** Sends one event; objects are sent as JSON. Returns false under backpressure. */
+  send(data: unknown, options?: EventOptions): boolean;
+  /** Sends a comment line (keeps proxies from timing out). */
+  comment(text: string): boolean;
+  /** Ends the stream. */
+  close(): void;
+  /** True once the stream ended or the client left. */
+  readonly closed: boolean;
+}
+
+const enum Phase {
+  /** Inside uWS's callback: uWS has corked the socket for us. */
+  Sync = 0,
+  /** After the callback returned: every write must cork. */
+  Async = 1,
+  Done = 2,
+  Aborted = 3,
+}
+
+const STATUS_LINES: string[] = [];
+for (const code in STATUS_CODES) STATUS_LINES[Number(code)] = `${code} ${STATUS_CODES[code]}`;
+function statusLine(code: number): string {
+  return STATUS_LINES[code] ?? `${code} Unknown`;
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// Any control character but horizontal tab, and DEL: CR and LF above all.
+const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+const TYPES: Record<string, string> = {
+  json: 'application/json; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+  txt: 'text/plain; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  mjs: 'text/javascript; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  ico: 'image/x-icon',
+  pdf: 'application/pdf',
+  form: 'application/x-www-form-urlencoded',
+  bin: 'application/octet-stream',
+  wasm: 'application/wasm',
+  events: 'text/event-stream',
+};
+
+type HeaderValue = string | string[];
+
+/**
+ * The response, handed to every middleware and handler. Every write is corked; writes after
+ * the client left are dropped quietly.
+ *
+ * @example
+ * ```ts
+ * app.get('/hello', (req, res) => {
+ *   res.status(201).set('x-trace', '1').cookie('seen', 'yes', { httpOnly: true }).json({ hello: 'world' });
+ * });
+ * ```
+ */
+export class Response extends LazyEmitter {
+  /** The server that received the request. */
+  readonly server: Server;
+  /** The request this response answers. */
+  req: Request;
+  /** The status code to send (Node-style, writable). */
+  statusCode: number;
+
+  #ures: HttpResponse;
+  #headers: Record<string, HeaderValue> | null;
+  #phase: Phase;
+  #headersSent: boolean;
+  #head: boolean;
+  #close: boolean;
+  #locals: Record<string, unknown> | undefined;
+  #onWritable: ((offset: number) => boolean) | undefined;
+  #streaming: boolean;
+
+  /** @internal Built by the server for each request. */
+  constructor(server: Server, ures: HttpResponse, head: boolean) {
+    super();
+    this.server = server;
+    this.statusCode = 200;
+    this.req = null as unknown as Request; // set by the server right after construction
+    this.#ures = ures;
+    this.#headers = null;
+    this.#phase = Phase.Sync;
+    this.#headersSent = false;
+    this.#head = head;
+    this.#close = false;
+    this.#locals = undefined;
+    this.#onWritable = undefined;
+    this.#streaming = false;
+  }
+
+  /** Per-request values for templates and later middlewares. */
+  get locals(): Record<string, unknown> {
+    return (this.#locals ??= {});
+  }
+  set locals(value: Record<string, unknown>) {
+    this.#locals = value;
+  }
+
+  /** True once the status line and headers went out. */
+  get headersSent(): boolean {
+    return this.#headersSent;
+  }
+
+  /** True once the response was fully handed to uWS. */
+  get finished(): boolean {
+    return this.#phase === Phase.Done;
+  }
+
+  /** Node's name for {@link Response.finished}. */
+  get writableEnded(): boolean {
+    return this.#phase === Phase.Done;
+  }
+
+  /** True once the client closed the connection before the response was sent. */
+  get aborted(): boolean {
+    return this.#phase === Phase.Aborted;
+  }
+
+  /**
+   * Sets the status code.
+   * @example
+   * ```ts
+   * res.status(404).send('Nope');
+   * ```
+   */
+  status(code: number): this {
+    if (!Number.isInteger(code) || code < 100 || code > 999) {
+      throw new VeloxError(ErrorCodes.INVALID_OPTION, `Invalid status code: ${code}`);
+    }
+    this.statusCode = code;
+    return this;
+  }
+
+  /**
+   * Sets a header, or several from an object. Refuses names that are not HTTP tokens and values
+   * with CR, LF or other control characters.
+   * @example
+   * ```ts
+   * res.set('cache-control', 'no-store').set({ 'x-a': '1', 'x-b': ['2', '3'] });
+   * ```
+   */
+  set(name: string | Record<string, HeaderValue | number>, value?: HeaderValue | number): this {
+    if (typeof name === 'object') {
+      for (const key in name) this.setHeader(key, name[key]!);
+      return this;
+    }
+    return this.setHeader(name, value!);
+  }
+
+  /** Alias of {@link Response.set}. */
+  header(name: string | Record<string, HeaderValue | number>, value?: HeaderValue | number): this {
+    return this.set(name, value);
+  }
+
+  /** Node-style header setter (used by Express middlewares). Same checks as {@link Response.set}. */
+  setHeader(name: string, value: HeaderValue | number): this {
+    if (this.#headersSent) throw headersSent();
+    const key = checkName(name);
+    const checked = Array.isArray(value) ? value.map((v) => checkValue(name, v)) : checkValue(name, value);
+    (this.#headers ??= Object.create(null) as Record<string, HeaderValue>)[key] = checked;
+    return this;
+  }
+
+  /** Adds a value to a header instead of replacing it. */
+  append(name: string, value: HeaderValue): this {
+    const prev = this.getHeader(name);
+    const next = prev === undefined ? value : ([] as string[]).concat(prev, value);
+    return this.setHeader(name, next);
+  }
+
+  /** A header set so far. */
+  get(name: string): HeaderValue | undefined {
+    return this.#headers?.[name.toLowerCase()];
+  }
+
+  /** Node-style alias of {@link Response.get}. */
+  getHeader(name: string): HeaderValue | undefined {
+    return this.get(name);
+  }
+
+  /** All headers set so far. */
+  getHeaders(): Record<string, HeaderValue> {
+    return { ...this.#headers };
+  }
+
+  /** Node-style: whether a header is set. */
+  hasHeader(name: string): boolean {
+    return this.#headers?.[name.toLowerCase()] !== undefined;
+  }
+
+  /** Removes a header. */
+  remove(name: string): this {
+    if (this.#headers) delete this.#headers[name.toLowerCase()];
+    return this;
+  }
+
+  /** Node-style alias of {@link Response.remove}. */
+  removeHeader(name: string): void {
+    this.remove(name);
+  }
+
+  /**
+   * Sets Content-Type from a MIME type or a short name (`json`, `html`, `text`, `png`, …).
+   * @example
+   * ```ts
+   * res.type('html').send('<p>hi</p>');
+   * ```
+   */
+  type(type: string): this {
+    return this.setHeader('content-type', type.includes('/') ? type : (TYPES[type.replace(/^\./, '')] ?? 'application/octet-stream'));
+  }
+
+  /**
+   * Sets a cookie; `{ signed: true }` signs it with the first `cookieSecret`.
+   * @example
+   * ```ts
+   * res.cookie('sid', id, { httpOnly: true, sameSite: 'lax', signed: true, maxAge: 3600_000 });
+   * ```
+   */
+  cookie(name: string, value: string, options: CookieOptions = {}): this {
+    const { signed, maxAge, ...rest } = options;
+    let text = value;
+    if (signed) {
+      const secret = this.server[kConfig].secrets[0];
+      if (!secret) throw new VeloxError(ErrorCodes.NO_COOKIE_SECRET, 'Signed cookies need the cookieSecret option');
+      text = `s:${sign(value, secret)}`;
+    }
+    const serializeOptions: SerializeOptions = { path: '/', ...rest };
+    if (maxAge !== undefined) {
+      serializeOptions.maxAge = Math.floor(maxAge / 1000);
+      serializeOptions.expires = new Date(Date.now() + maxAge);
+    }
+    return this.append('set-cookie', serializeCookie(name, text, serializeOptions));
+  }
+
+  /**
+   * Clears a cookie (same `path` and `domain` as when it was set).
+   * @example
+   * ```ts
+   * res.clearCookie('sid');
+   * ```
+   */
+  clearCookie(name: string, options: Omit<CookieOptions, 'maxAge' | 'expires'> = {}): this {
+    const { signed: _signed, ...rest } = options;
+    return this.append('set-cookie', serializeCookie(name, '', { path: '/', ...rest, expires: new Date(0) }));
+  }
+
+  /**
+   * Sends a body and ends the response. Strings go as text/plain (unless a type is set),
+   * Buffers and typed arrays as application/octet-stream, anything else as JSON.
+   * @example
+   * ```ts
+   * res.send('Hi');
+   * res.send(Buffer.from([1, 2, 3]));
+   * res.send({ ok: true });
+   * ```
+   */
+  send(body?: unknown): this {
+    if (typeof body === 'string') {
+      if (this.#headers === null || this.#headers['content-type'] === undefined) {
+        (this.#headers ??= Object.create(null) as Record<string, HeaderValue>)['content-type'] = TYPES.text!;
+      }
+      this.#end(body);
+    } else if (body === undefined || body === null) {
+      this.#end('');
+    } else if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
+      if (!this.hasHeader('content-type')) this.setHeader('content-type', TYPES.bin!);
+      this.#end(body);
+    } else {
+      this.json(body);
+    }
+    return this;
+  }
+
+  /**
+   * Sends a value as JSON.
+   * @example
+   * ```ts
+   * res.json({ id: 1 });
+   * ```
+   */
+  json(value: unknown): this {
+    const text = JSON.stringify(value);
+    if (this.#headers === null || this.#headers['content-type'] === undefined) {
+      (this.#headers ??= Object.create(null) as Record<string, HeaderValue>)['content-type'] = TYPES.json!;
+    }
+    this.#end(text ?? 'null');
+    return this;
+  }
+
+  /**
+   * Sends HTML.
+   * @example
+   * ```ts
+   * res.html('<h1>Hi</h1>');
+   * ```
+   */
+  html(markup: string): this {
+    this.setHeader('content-type', TYPES.html!);
+    this.#end(markup);
+    return this;
+  }
+
+  /**
+   * Redirects, with 302 unless told otherwise.
+   * @example
+   * ```ts
+   * res.redirect('/login');
+   * res.redirect(301, 'https://example.com/');
+   * ```
+   */
+  redirect(statusOrUrl: number | string, url?: string): this {
+    const status = typeof statusOrUrl === 'number' ? statusOrUrl : 302;
+    const location = typeof statusOrUrl === 'string' ? statusOrUrl : url!;
+    this.status(status).setHeader('location', encodeURI(decodeSafe(location)));
+    this.setHeader('content-type', TYPES.text!);
+    this.#end(`${STATUS_CODES[status] ?? 'Redirecting'}. Redirecting to ${location}`);
+    return this;
+  }
+
+  /**
+   * Sends a status with its standard text as the body.
+   * @example
+   * ```ts
+   * res.sendStatus(204);
+   * ```
+   */
+  sendStatus(code: number): this {
+    this.status(code);
+    if (code === 204 || code === 304) {
+      this.#end('');
+      return this;
+    }
+    return this.send(STATUS_CODES[code] ?? String(code));
+  }
+
+  /** Node-style: sets the status and, optionally, headers. */
+  writeHead(code: number, headers?: Record<string, HeaderValue | number>): this {
+    this.status(code);
+    if (headers) this.set(headers);
+    return this;
+  }
+
+  /**
+   * Writes part of a chunked body; returns false under backpressure (wait for `'drain'`).
+   * @example
+   * ```ts
+   * res.write('a');
+   * res.write('b');
+   * res.end('c');
+   * ```
+   */
+  write(chunk: string | Uint8Array): boolean {
+    const phase = this.#phase;
+    if (phase === Phase.Aborted) return false;
+    if (phase === Phase.Done) throw headersSent();
+    if (this.#head) {
+      this.#startHead();
+      return true;
+    }
+    if (typeof chunk !== 'string' && chunk.byteLength === 0) return true;
+    if (chunk === '') return true; // uWS reads an empty write as the end of the body
+    let ok = true;
+    this.atomic(() => {
+      if (!this.#headersSent) this.#writeHead();
+      ok = this.#ures.write(chunk);
+    });
+    if (!ok) this.#whenWritable();
+    return ok;
+  }
+
+  /**
+   * Ends the response, with a last chunk if given (Node-style).
+   * @example
+   * ```ts
+   * res.statusCode = 204;
+   * res.end();
+   * ```
+   */
+  end(chunk?: string | Uint8Array, _encoding?: unknown, _callback?: unknown): this {
+    const callback = [chunk, _encoding, _callback].find((x) => typeof x === 'function') as (() => void) | undefined;
+    if (typeof chunk === 'function') chunk = undefined;
+    if (this.#phase === Phase.Aborted) return this;
+    this.#end(chunk ?? '');
+    if (callback) queueMicrotask(callback);
+    return this;
+  }
+
+  /**
+   * Runs `fn` corked, so everything it writes leaves in one syscall (and one TLS record).
+   * @example
+   * ```ts
+   * res.atomic(() => { res.write('a'); res.write('b'); });
+   * ```
+   */
+  atomic<T>(fn: () => T): T {
+    if (this.#phase === Phase.Sync) return fn();
+    if (this.#phase === Phase.Aborted) return undefined as T;
+    let result: T;
+    this.#phase = Phase.Sync; // nested atomic() calls run inside this cork
+    try {
+      this.#ures.cork(() => {
+        result = fn();
+      });
+    } finally {
+      if (this.#phase === Phase.Sync) this.#phase = Phase.Async;
+    }
+    return result!;
+  }
+
+  /**
+   * Streams a Readable with backpressure. With `size`, uses Content-Length (and uWS's tryEnd);
+   * otherwise chunked encoding. Resolves when the last byte was handed over, or the client left.
+   * @example
+   * ```ts
+   * const { size } = await stat(file);
+   * await res.type('png').stream(createReadStream(file), { size });
+   * ```
+   */
+  stream(source: Readable, options: StreamOptions = {}): Promise<void> {
+    const size = options.size;
+    return new Promise<void>((resolve, reject) => {
+      if (this.#phase >= Phase.Done) {
+        source.destroy();
+        return this.aborted ? resolve() : reject(headersSent());
+      }
+      this.#streaming = true;
+      let sent = 0;
+      let settled = false;
+      const finish = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        this.#streaming = false;
+        this.off('close', onClose);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onClose = () => {
+        source.destroy();
+        finish();
+      };
+      this.on('close', onClose);
+      source.on('error', (err) => {
+        if (!this.#headersSent) return finish(err);
+        // Part of the body is out: all we can do is cut the connection so the client sees it.
+        this.destroy();
+        finish(err);
+      });
+      if (size === undefined || this.#head) {
+        source.on('data', (chunk: Buffer) => {
+          if (!this.write(chunk) && !this.aborted) {
+            source.pause();
+            this.once('drain', () => source.resume());
+          }
+        });
+        source.on('end', () => {
+          if (this.#phase < Phase.Done) {
+            if (this.#head && size !== undefined && !this.hasHeader('content-length')) this.setHeader('content-length', size);
+            this.#end('');
+          }
+          finish();
+        });
+        return;
+      }
+      source.on('data', (chunk: Buffer) => {
+        if (this.#phase >= Phase.Done) return;
+        const last = sent + chunk.length >= size;
+        if (last) this.#beforeEnd();
+        const offset = this.atomic(() => {
+          if (!this.#headersSent) this.#writeHead();
+          return this.#ures.getWriteOffset();
+        });
+        const [ok, done] = this.#tryEnd(chunk, size);
+        sent += chunk.length;
+        if (done) {
+          this.#afterEnd();
+          source.destroy();
+          return;
+        }
+        if (!ok) {
+          source.pause();
+          this.#onWritable = (at) => {
+            const [ok2, done2] = this.#tryEnd(chunk.subarray(at - offset), size);
+            if (done2) this.#afterEnd();
+            else if (ok2) {
+              this.#onWritable = undefined;
+              source.resume();
+            }
+            return ok2;
+          };
+          this.#registerWritable();
+        }
+      });
+      source.on('end', () => {
+        // The source gave fewer bytes than promised: the client would wait forever.
+        if (this.#phase < Phase.Done) this.destroy();
+        finish();
+      });
+    });
+  }
+
+  /**
+   * Starts a Server-Sent Events stream.
+   * @example
+   * ```ts
+   * app.get('/events', (req, res) => {
+   *   const events = res.sse();
+   *   const timer = setInterval(() => events.send({ now: Date.now() }), 1000);
+   *   res.on('close', () => clearInterval(timer));
+   * });
+   * ```
+   */
+  sse(): EventStream {
+    this.setHeader('content-type', TYPES.events!);
+    this.setHeader('cache-control', 'no-cache');
+    this.setHeader('x-accel-buffering', 'no');
+    const res = this;
+    let closed = false;
+    res.on('close', () => {
+      closed = true;
+    });
+    res.write(':\n\n');
+    return {
+      send(data, options = {}) {
+        if (closed) return false;
+        let frame = '';
+        if (options.event) frame += `event: ${oneLine(options.event)}\n`;
+        if (options.id) frame += `id: ${oneLine(options.id)}\n`;
+        if (options.retry !== undefined) frame += `retry: ${Math.floor(options.retry)}\n`;
+        const text = typeof data === 'string' ? data : JSON.stringify(data);
+        for (const line of text.split(/\r\n|\r|\n/)) frame += `data: ${line}\n`;
+        return res.write(`${frame}\n`);
+      },
+      comment(text) {
+        if (closed) return false;
+        return res.write(`: ${oneLine(text)}\n\n`);
+      },
+      close() {
+        if (closed) return;
+        closed = true;
+        if (res.#phase < Phase.Done) res.#end('');
+      },
+      get closed() {
+        return closed;
+      },
+    };
+  }
+
+  /**
+   * Closes the connection at once, without a proper response (the client sees it cut).
+   * @example
+   * ```ts
+   * if (suspicious) return res.destroy();
+   * ```
+   */
+  destroy(): void {
+    if (this.#phase >= Phase.Done) return;
+    const ures = this.#ures;
+    this._abort();
+    this.req._abort();
+    this.server._finished(this.req, this, true);
+    ures.close();
+  }
+
+  /** Node-style: does nothing; headers go out with the first write. */
+  flushHeaders(): void {}
+
+  #end(body: string | Uint8Array | ArrayBuffer): void {
+    const phase = this.#phase;
+    if (phase === Phase.Aborted) return;
+    if (phase === Phase.Done) throw headersSent();
+    this.#beforeEnd();
+    if (phase === Phase.Sync) this.#writeEnd(body);
+    else this.#ures.cork(() => this.#writeEnd(body));
+    this.#afterEnd();
+  }
+
+  #writeEnd(body: string | Uint8Array | ArrayBuffer): void {
+    if (!this.#headersSent) this.#writeHead();
+    const close = this.#close || this.req._overflowed;
+    const status = this.statusCode;
+    const ures = this.#ures;
+    if (status === 204 || status === 304 || status < 200 || this.#head) {
+      // No body. uWS 20.30's endWithoutBody only completes when called with no arguments, so the
+      // length (HEAD) and Connection: close are written as headers.
+      if (this.#head && status !== 204 && status !== 304) {
+        const declared = this.#headers?.['content-length'];
+        const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+        ures.writeHeader('content-length', String(length));
+      }
+      if (close) ures.writeHeader('connection', 'close');
+      ures.endWithoutBody();
+    } else {
+      ures.end(body, close);
+    }
+  }
+
+  #tryEnd(chunk: Uint8Array, size: number): [boolean, boolean] {
+    let result: [boolean, boolean] = [false, false];
+    this.atomic(() => {
+      result = this.#ures.tryEnd(chunk, size);
+    });
+    return result;
+  }
+
+  /** Hooks that may still change headers, then let go of the request's body. */
+  #beforeEnd(): void {
+    if (!this.#headersSent) this.server._beforeHead(this.req, this);
+    this.req._end();
+  }
+
+  #afterEnd(): void {
+    this.#phase = Phase.Done;
+    this.server._finished(this.req, this, false);
+  }
+
+  #startHead(): void {
+    if (this.#headersSent) return;
+    this.server._beforeHead(this.req, this);
+  }
+
+  /** Writes the status line and headers; the caller has corked. */
+  #writeHead(): void {
+    this.#headersSent = true;
+    const ures = this.#ures;
+    if (this.statusCode !== 200) ures.writeStatus(statusLine(this.statusCode));
+    const headers = this.#headers;
+    if (headers === null) return;
+    for (const key in headers) {
+      // uWS writes these itself, from what it is given to send.
+      if (key === 'content-length' || key === 'transfer-encoding') continue;
+      const value = headers[key]!;
+      if (typeof value === 'string') ures.writeHeader(key, value);
+      else for (const v of value) ures.writeHeader(key, v);
+    }
+  }
+
+  #whenWritable(): void {
+    if (this.#onWritable) return;
+    this.#onWritable = () => {
+      this.#onWritable = undefined;
+      this.emit('drain');
+      return true;
+    };
+    this.#registerWritable();
+  }
+
+  #registerWritable(): void {
+    this.#ures.onWritable((offset) => (this.#onWritable ? this.#onWritable(offset) : true));
+  }
+
+  /** @internal Completes a WebSocket upgrade; headers set so far go out with the 101. */
+  _upgrade(data: unknown, key: string, protocol: string, extensions: string, context: unknown): void {
+    if (this.#phase >= Phase.Done) return;
+    this.#beforeEnd();
+    const ures = this.#ures;
+    const go = () => {
+      this.#headersSent = true;
+      const headers = this.#headers;
+      if (headers !== null) {
+        ures.writeStatus('101 Switching Protocols');
+        for (const key in headers) {
+          const value = headers[key]!;
+          for (const v of typeof value === 'string' ? [value] : value) ures.writeHeader(key, v);
+        }
+      }
+      ures.upgrade(data, key, protocol, extensions, context as never);
+    };
+    if (this.#phase === Phase.Sync) go();
+    else ures.cork(go);
+    this.#afterEnd();
+  }
+
+  /** @internal The uWS callback returned without a full answer. */
+  _detach(): void {
+    if (this.#phase === Phase.Sync) this.#phase = Phase.Async;
+  }
+
+  /** @internal The server is shutting down: ask the client to close the connection. */
+  _closeAfter(): void {
+    this.#close = true;
+  }
+
+  /** @internal uWS reported the connection gone. */
+  _abort(): boolean {
+    if (this.#phase >= Phase.Done) return false;
+    this.#phase = Phase.Aborted;
+    return true;
+  }
+}
+
+function checkName(name: string): string {
+  if (typeof name !== 'string' || !TOKEN.test(name)) {
+    throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid header name: ${JSON.stringify(name)}`, { status: 500 });
+  }
+  return name.toLowerCase();
+}
+
+function checkValue(name: string, value: string | number): string {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || BAD_VALUE.test(text)) {
+    throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid value for header ${name}: it contains CR, LF or another control character`, {
+      status: 500,
+    });
+  }
+  return text;
+}
+
+function headersSent(): VeloxError {
+  return new VeloxError(ErrorCodes.HEADERS_SENT, 'The response was already sent');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n]/g, ' ');
+}
+
+function decodeSafe(url: string): string {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,726 @@
+/**
+ * The server: registers routes on uWS's native router, each with its middleware chain
+ * computed once, and runs the request lifecycle (see docs/architecture.md).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import proxyAddr from 'proxy-addr';
+import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocketBehavior } from 'uWebSockets.js';
+import { type ChainFn, type Fail, notFound, run } from './compose.ts';
+import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
+import { Request } from './request.ts';
+import { Response } from './response.ts';
+import { normalizePrefix, paramNames, prefixMatcher, Relation, relate } from './routing.ts';
+import { kConfig, kHooks } from './symbols.ts';
+import type {
+  ErrorHandler,
+  Handler,
+  HookName,
+  Hooks,
+  Logger,
+  Method,
+  Middleware,
+  Mountable,
+  Plugin,
+  RouteDefinition,
+  RouteInfo,
+} from './types.ts';
+import { loadUws, type Uws } from './uws.ts';
+
+/** TLS settings: each of key, cert, ca and dhParams is a file path or the PEM text itself. */
+export interface TlsOptions {
+  key: string | Buffer;
+  cert: string | Buffer;
+  passphrase?: string;
+  /** Diffie-Hellman parameters. */
+  dhParams?: string | Buffer;
+  /** Certificate authorities to trust for client certificates. */
+  ca?: string | Buffer;
+}
+
+/** Options of {@link Server}. */
+export interface ServerOptions {
+  /** Largest body `req.text()`, `json()`, `buffer()` and `urlencoded()` accept, in bytes; more answers 413. Default: 1 MiB. */
+  maxBodyLength?: number;
+  /**
+   * Which proxies to believe for `X-Forwarded-For/-Proto/-Host`: `true` (all), a hop count, an
+   * address, CIDR range or name (`loopback`, `linklocal`, `uniquelocal`), a list of them, or
+   * `(addr, hop) => boolean`. Default: `false` (none).
+   */
+  trustProxy?: boolean | number | string | string[] | ((addr: string, hop: number) => boolean);
+  /** Secret(s) for signed cookies; the first signs, all verify (rotation). Default: none. */
+  cookieSecret?: string | string[];
+  /** Serve HTTPS. Default: none (plain HTTP). */
+  tls?: TlsOptions;
+  /** Send messages and stacks of 5xx errors to the client (development only). Default: `false`. */
+  exposeErrors?: boolean;
+  /** Where errors are logged; `false` for nowhere. Default: `console`. */
+  logger?: Logger | false;
+}
+
+/** Options of {@link Server.close}. */
+export interface CloseOptions {
+  /** Milliseconds to let in-flight requests finish before their connections are cut. Default: 10000. */
+  timeout?: number;
+}
+
+/** What {@link Server.listen} resolves to. */
+export interface ListenInfo {
+  /** The port listened on (0 for a Unix socket). */
+  port: number;
+  /** The host listened on, or the Unix socket path. */
+  host: string;
+}
+
+/**
+ * A WebSocket route: uWS's behavior, with `upgrade` taking Velox's request and response and
+ * returning the user data for the socket (or answering the response itself to refuse).
+ */
+export interface WebSocketRoute<UserData = unknown> extends Omit<WebSocketBehavior<UserData>, 'upgrade'> {
+  upgrade?: (req: Request, res: Response) => UserData | Promise<UserData>;
+}
+
+interface ScopedMiddleware {
+  prefix: string;
+  fn: Middleware<any, any>;
+}
+
+interface Config {
+  maxBodyLength: number;
+  secrets: string[];
+  trust: ((addr: string, hop: number) => boolean) | undefined;
+  tls: boolean;
+  exposeErrors: boolean;
+  logger: Logger | undefined;
+}
+
+type HookLists = { [K in HookName]: Array<Hooks[K]> };
+
+const METHODS: Record<Method, 'get' | 'post' | 'put' | 'patch' | 'del' | 'head' | 'options' | 'any'> = {
+  GET: 'get',
+  POST: 'post',
+  PUT: 'put',
+  PATCH: 'patch',
+  DELETE: 'del',
+  HEAD: 'head',
+  OPTIONS: 'options',
+  ANY: 'any',
+};
+
+/**
+ * A Velox HTTP server on uWebSockets.js.
+ *
+ * @example
+ * ```ts
+ * import { Server } from '@velox/core';
+ * const app = new Server({ maxBodyLength: 1024 * 1024 });
+ * app.use(async (req, res, next) => { res.set('x-request-id', '1'); next(); });
+ * app.get('/', (req, res) => res.send('Hi'));
+ * app.get('/id/:id', (req, res) => res.send(`${req.params.id} ${req.query.name}`));
+ * app.post('/json', async (req, res) => res.json(await req.json()));
+ * const { port } = await app.listen(0, '127.0.0.1');
+ * await app.close();
+ * ```
+ */
+export class Server {
+  /** @internal */
+  readonly [kConfig]: Config;
+  /** @internal */
+  readonly [kHooks]: HookLists = {
+    onRoute: [],
+    onRequest: [],
+    onSend: [],
+    onResponse: [],
+    onError: [],
+    onListen: [],
+    onClose: [],
+  };
+
+  #uwsModule: Uws;
+  #app: TemplatedApp;
+  #middlewares: ScopedMiddleware[] = [];
+  #routes = new Map<string, RouteDefinition>();
+  #errorHandler: ErrorHandler<any, any> = defaultErrorHandler;
+  #notFoundHandler: Handler<any, any> = defaultNotFoundHandler;
+  #pending: Promise<void> | undefined;
+  #listenSocket: us_listen_socket | undefined;
+  #mounted = false;
+  #closing = false;
+  #inflight = new Set<Response>();
+  #drained: (() => void) | undefined;
+
+  constructor(options: ServerOptions = {}) {
+    const maxBodyLength = options.maxBodyLength ?? 1024 * 1024;
+    if (!(Number.isInteger(maxBodyLength) && maxBodyLength >= 0)) {
+      throw invalidOption(`maxBodyLength must be a whole number of bytes, e.g. 1048576 for 1 MiB; got ${options.maxBodyLength}`);
+    }
+    const secrets = options.cookieSecret === undefined ? [] : ([] as string[]).concat(options.cookieSecret);
+    if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
+      throw invalidOption('cookieSecret must be a non-empty string or a list of them (first signs, all verify)');
+    }
+    this[kConfig] = {
+      maxBodyLength,
+      secrets,
+      trust: compileTrust(options.trustProxy),
+      tls: options.tls !== undefined,
+      exposeErrors: options.exposeErrors ?? false,
+      logger: options.logger === false ? undefined : (options.logger ?? console),
+    };
+    this.#uwsModule = loadUws();
+    this.#app = options.tls ? createTlsApp(this.#uwsModule, options.tls) : this.#uwsModule.App();
+  }
+
+  /**
+   * The raw uWebSockets.js app, for what Velox does not wrap. Routes added here bypass Velox.
+   * @example
+   * ```ts
+   * app.uws.publish('news', 'hello');
+   * ```
+   */
+  get uws(): TemplatedApp {
+    return this.#app;
+  }
+
+  /** True between a successful `listen()` and `close()`. */
+  get listening(): boolean {
+    return this.#listenSocket !== undefined;
+  }
+
+  /**
+   * Adds middleware for every route, or for the routes under a prefix; also mounts routers.
+   * @example
+   * ```ts
+   * app.use(cors());
+   * app.use('/admin', requireAdmin);
+   * app.use('/api', apiRouter);
+   * ```
+   */
+  use(...args: Array<string | Middleware<any, any> | Mountable>): this {
+    if (this.#mounted) throw invalidOption('use() must come before listen(): middleware chains are computed once, at listen');
+    let prefix = '';
+    if (typeof args[0] === 'string') prefix = normalizePrefix(args.shift() as string);
+    if (args.length === 0) throw invalidOption('use() needs at least one middleware or router');
+    for (const item of args) {
+      if (typeof item === 'function') this.#middlewares.push({ prefix, fn: item });
+      else if (item && typeof (item as Mountable).mount === 'function') (item as Mountable).mount(this, prefix);
+      else throw invalidOption(`use() takes middleware functions or routers, got ${typeof item}`);
+    }
+    return this;
+  }
+
+  /** @example app.get('/users/:id', (req, res) => res.json({ id: req.params.id })); */
+  get(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+    return this.#add('GET', pattern, handlers);
+  }
+  /** @example app.post('/users', async (req, res) => res.status(201).json(await req.json())); */
+  post(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+    return this.#add('POST', pattern, handlers);
+  }
+  /** @example app.put('/users/:id', handler); */
+  put(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+    return this.#add('PUT', pattern, handlers);
+  }
+  /** @example app.patch('/users/:id', handler); */
+  patch(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+    return this.#add('PATCH', pattern, handlers);
+  }
+  /** @example app.delete('/users/:id', handler); */
+  delete(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+    return this.#add('DELETE', pattern, handlers);
+  }
+  /** @example app.head('/big', (req, res) => res.set('content-length', '1000').end()); */
+  head(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+    return this.#add('HEAD', pattern, handlers);
+  }
+  /** @example app.options('/x', (req, res) => res.set('allow', 'GET').sendStatus(204)); */
+  options(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+    return this.#add('OPTIONS', pattern, handlers);
+  }
+  /** Every method. @example app.any('/proxy/*', handler); */
+  any(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+    return this.#add('ANY', pattern, handlers);
+  }
+
+  /**
+   * Registers a prepared route; routers flatten themselves into these. Throws if the same method
+   * and pattern is already registered.
+   * @example
+   * ```ts
+   * app.addRoute({ method: 'GET', path: '/ping', handlers: [(req, res) => res.send('pong')] });
+   * ```
+   */
+  addRoute(route: RouteDefinition): this {
+    if (!(route.method in METHODS)) throw invalidOption(`Unknown method ${route.method}; use one of ${Object.keys(METHODS).join(', ')}`);
+    paramNames(route.path);
+    if (route.handlers.length === 0 || route.handlers.some((h) => typeof h !== 'function')) {
+      throw invalidOption(`${route.method} ${route.path} needs a handler function`);
+    }
+    const key = `${route.method} ${route.path}`;
+    if (this.#routes.has(key)) {
+      throw new VeloxError(ErrorCodes.DUPLICATE_ROUTE, `${route.method} ${route.path} is already registered`);
+    }
+    this.#routes.set(key, route);
+    for (const hook of this[kHooks].onRoute) hook(route);
+    if (this.#mounted) this.#mount(route);
+    return this;
+  }
+
+  /**
+   * Every registered route, for debugging and docs.
+   * @example
+   * ```ts
+   * console.table(app.routes());
+   * ```
+   */
+  routes(): RouteInfo[] {
+    return [...this.#routes.values()].map(({ method, path }) => ({ method, path }));
+  }
+
+  /**
+   * Adds a WebSocket route. The middlewares run on the upgrade request, as for any HTTP route;
+   * one that answers (say 401) refuses the upgrade.
+   * @example
+   * ```ts
+   * app.ws('/chat', requireUser, {
+   *   upgrade: (req) => ({ user: req.get('x-user') }),
+   *   message: (ws, message, isBinary) => ws.send(message, isBinary),
+   * });
+   * ```
+   */
+  ws<UserData = unknown>(pattern: string, ...args: [...Array<Middleware<any, any>>, WebSocketRoute<UserData>]): this {
+    const behavior = args.pop() as WebSocketRoute<UserData>;
+    if (!behavior || typeof behavior !== 'object') throw invalidOption('ws() needs a behavior object last');
+    const middlewares = args as Array<Middleware<any, any>>;
+    const names = paramNames(pattern);
+    const register = () => {
+      const upgrade: ChainFn = async (req, res) => {
+        const key = req.get('sec-websocket-key') ?? '';
+        const protocol = req.get('sec-websocket-protocol') ?? '';
+        const extensions = req.get('sec-websocket-extensions') ?? '';
+        const context = (res as unknown as { [kContext]: us_socket_context_t })[kContext];
+        const data = behavior.upgrade ? await behavior.upgrade(req, res) : ({} as UserData);
+        if (res.finished || res.aborted) return;
+        res._upgrade(data, key, protocol, extensions, context);
+      };
+      const chain = this.#chainFor(pattern, [...middlewares, upgrade]);
+      const dispatch = this.#dispatcher('GET', pattern, names, chain, this.#fail([]), false);
+      const { upgrade: _ignored, ...rest } = behavior;
+      this.#app.ws<UserData>(pattern, {
+        ...(rest as WebSocketBehavior<UserData>),
+        upgrade: (ures, ureq, context) => {
+          (ures as unknown as { [kContext]: us_socket_context_t })[kContext] = context;
+          dispatch(ures, ureq);
+        },
+      });
+    };
+    if (this.#mounted) register();
+    else this.#wsRoutes.push(register);
+    return this;
+  }
+  #wsRoutes: Array<() => void> = [];
+
+  /**
+   * Replaces the error handler. It gets every error thrown, rejected or passed to `next(err)`.
+   * @example
+   * ```ts
+   * app.setErrorHandler((err, req, res) => res.status(err.status ?? 500).json({ error: err.message }));
+   * ```
+   */
+  setErrorHandler(handler: ErrorHandler<any, any>): this {
+    if (typeof handler !== 'function') throw invalidOption('setErrorHandler() takes a function (err, req, res) => …');
+    this.#errorHandler = handler;
+    return this;
+  }
+
+  /**
+   * Replaces the answer for requests no route matched (404 by default). Server middlewares run first.
+   * @example
+   * ```ts
+   * app.setNotFoundHandler((req, res) => res.status(404).html('<h1>Not here</h1>'));
+   * ```
+   */
+  setNotFoundHandler(handler: Handler<any, any>): this {
+    if (typeof handler !== 'function') throw invalidOption('setNotFoundHandler() takes a function (req, res) => …');
+    this.#notFoundHandler = handler;
+    return this;
+  }
+
+  /**
+   * Adds a lifecycle hook. Names: onRoute, onRequest, onSend, onResponse, onError, onListen, onClose.
+   * @example
+   * ```ts
+   * app.addHook('onResponse', (req, res) => metrics.count(res.statusCode));
+   * ```
+   */
+  addHook<K extends HookName>(name: K, hook: Hooks[K]): this {
+    const list = this[kHooks][name] as Array<Hooks[K]> | undefined;
+    if (!list) throw invalidOption(`Unknown hook "${String(name)}"; hooks are ${Object.keys(this[kHooks]).join(', ')}`);
+    if (typeof hook !== 'function') throw invalidOption(`Hook ${name} must be a function`);
+    if (this.#mounted && (name === 'onRequest' || name === 'onRoute')) {
+      throw invalidOption(`${name} hooks must be added before listen()`);
+    }
+    list.push(hook);
+    return this;
+  }
+
+  /**
+   * Registers a plugin. Plugins run in order; an async plugin holds back later ones and `listen()`.
+   * @example
+   * ```ts
+   * await app.register(sessions, { secret: 'keyboard cat' });
+   * ```
+   */
+  register<Options>(plugin: Plugin<Options>, options?: Options): Promise<void> {
+    if (typeof plugin !== 'function') throw invalidOption('register() takes a plugin function (server, options) => …');
+    const previous = this.#pending;
+    const start = (): void | Promise<void> => plugin(this, (options ?? {}) as Options);
+    const result = previous ? previous.then(start) : start();
+    if (result && typeof (result as Promise<void>).then === 'function') {
+      const pending = Promise.resolve(result);
+      this.#pending = pending;
+      pending.then(
+        () => {
+          if (this.#pending === pending) this.#pending = undefined;
+        },
+        () => {},
+      );
+      return pending;
+    }
+    return Promise.resolve();
+  }
+
+  /**
+   * Resolves once every registered plugin has finished loading.
+   * @example
+   * ```ts
+   * await app.ready();
+   * ```
+   */
+  async ready(): Promise<void> {
+    while (this.#pending) await this.#pending;
+  }
+
+  /**
+   * Listens on a port (0 picks a free one) and host, or on a Unix socket path.
+   * @example
+   * ```ts
+   * const { port } = await app.listen(3000, '0.0.0.0');
+   * await app.listen('/run/app.sock');
+   * ```
+   */
+  async listen(portOrPath: number | string, host?: string): Promise<ListenInfo> {
+    if (this.#listenSocket) throw invalidOption('The server is already listening');
+    await this.ready();
+    if (!this.#mounted) {
+      this.#mounted = true;
+      this.#mountAll();
+    }
+    const uws = this.#uwsModule;
+    const isPath = typeof portOrPath === 'string' && !/^\d+$/.test(portOrPath);
+    const info = await new Promise<ListenInfo>((resolve, reject) => {
+      const done = (socket: us_listen_socket | false) => {
+        if (!socket) {
+          const where = isPath ? String(portOrPath) : `${host ?? '0.0.0.0'}:${portOrPath}`;
+          return reject(new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${where} (in use, or not allowed)`));
+        }
+        this.#listenSocket = socket;
+        resolve(isPath ? { port: 0, host: String(portOrPath) } : { port: uws.us_socket_local_port(socket), host: host ?? '0.0.0.0' });
+      };
+      if (isPath) this.#app.listen_unix(done, portOrPath as string);
+      else if (host) this.#app.listen(host, Number(portOrPath), done);
+      else this.#app.listen(Number(portOrPath), done);
+    });
+    this.#closing = false;
+    for (const hook of this[kHooks].onListen) await hook(this);
+    return info;
+  }
+
+  /**
+   * Stops accepting connections, lets in-flight requests finish (up to `timeout` ms), then closes
+   * every connection. Responses sent meanwhile carry `Connection: close`.
+   * @example
+   * ```ts
+   * process.on('SIGTERM', () => app.close({ timeout: 5000 }));
+   * ```
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
+    const socket = this.#listenSocket;
+    if (!socket) return;
+    const timeout = options.timeout ?? 10_000;
+    this.#closing = true;
+    this.#listenSocket = undefined;
+    this.#uwsModule.us_listen_socket_close(socket);
+    if (this.#inflight.size > 0) {
+      for (const res of this.#inflight) res._closeAfter();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          for (const res of [...this.#inflight]) res.destroy();
+          resolve();
+        }, timeout);
+        this.#drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#drained = undefined;
+    }
+    // Closes the sockets still open (idle keep-alive ones); present in the native binary, missing from its .d.ts.
+    (this.#app as TemplatedApp & { close(): void }).close();
+    for (const hook of this[kHooks].onClose) await hook(this);
+  }
+
+  /** @internal Runs onSend hooks; a hook that throws is logged and skipped. */
+  _beforeHead(req: Request, res: Response): void {
+    const hooks = this[kHooks].onSend;
+    for (let i = 0; i < hooks.length; i++) {
+      try {
+        hooks[i]!(req, res);
+      } catch (err) {
+        this[kConfig].logger?.error(err);
+      }
+    }
+  }
+
+  /** @internal The response was sent, or the client left. */
+  _finished(req: Request, res: Response, aborted: boolean): void {
+    if (this.#inflight.delete(res) && this.#inflight.size === 0) this.#drained?.();
+    if (!aborted) {
+      const hooks = this[kHooks].onResponse;
+      for (let i = 0; i < hooks.length; i++) {
+        try {
+          hooks[i]!(req, res);
+        } catch (err) {
+          this[kConfig].logger?.error(err);
+        }
+      }
+    }
+    if (res._hasListeners) {
+      if (!aborted) res.emit('finish');
+      res.emit('close');
+    }
+  }
+
+  #add(method: Method, pattern: string, handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+    return this.addRoute({ method, path: pattern, handlers });
+  }
+
+  #mountAll(): void {
+    for (const route of this.#routes.values()) this.#mount(route);
+    for (const register of this.#wsRoutes) register();
+    this.#wsRoutes = [];
+    const notFound: ChainFn = (req, res) => this.#notFoundHandler(req, res);
+    const chain = this.#chainFor('/*', [notFound]);
+    this.#app.any('/*', this.#dispatcher('ANY', '/*', [], chain, this.#fail([]), false));
+  }
+
+  /** Registers one route on uWS, and its HEAD twin for GET routes. */
+  #mount(route: RouteDefinition): void {
+    const names = paramNames(route.path);
+    const chain = this.#chainFor(route.path, route.handlers as ChainFn[]);
+    const fail = this.#fail(route.errorHandlers ?? []);
+    const method = route.method;
+    this.#app[METHODS[method]](route.path, this.#dispatcher(method, route.path, names, chain, fail, method === 'HEAD'));
+    if (method === 'GET' && !this.#routes.has(`HEAD ${route.path}`)) {
+      this.#app.head(route.path, this.#dispatcher('HEAD', route.path, names, chain, fail, true));
+    }
+  }
+
+  /** The server's middlewares that apply to a pattern, then the route's own functions. */
+  #chainFor(pattern: string, own: ChainFn[]): ChainFn[] {
+    const chain: ChainFn[] = [];
+    for (const hook of this[kHooks].onRequest) {
+      chain.push((req, res, next) => {
+        const result = hook(req, res) as Promise<void> | undefined;
+        if (result && typeof result.then === 'function') result.then(() => next(), next);
+        else next();
+      });
+    }
+    for (const { prefix, fn } of this.#middlewares) {
+      const relation = relate(pattern, prefix);
+      if (relation === Relation.Always) chain.push(fn as ChainFn);
+      else if (relation === Relation.Sometimes) {
+        const matches = prefixMatcher(prefix);
+        chain.push((req, res, next) => (matches(req.path) ? fn(req, res, next) : next()));
+      }
+    }
+    chain.push(...own);
+    return chain;
+  }
+
+  /** The function uWS calls for one route. */
+  #dispatcher(method: Method, pattern: string, names: string[], chain: ChainFn[], fail: Fail, head: boolean) {
+    const server = this;
+    const fixedMethod = method === 'ANY' ? undefined : method;
+    const wildcard = pattern.endsWith('/*') ? pattern.length - 1 : -1;
+    const hasParams = names.length > 0 || wildcard >= 0;
+    return (ures: HttpResponse, ureq: HttpRequest): void => {
+      let m: string | undefined = fixedMethod;
+      let isHead = head;
+      if (m === undefined) {
+        m = ureq.getCaseSensitiveMethod().toUpperCase();
+        isHead = m === 'HEAD';
+      }
+      const res = new Response(server, ures, isHead);
+      const req = new Request(server, ureq, ures, res, m);
+      res.req = req;
+      if (server.#closing) res._closeAfter();
+      if (hasParams) {
+        const params = readParams(ureq, names, wildcard);
+        if (params === undefined) {
+          fail(new VeloxError(ErrorCodes.BAD_ENCODING, 'Malformed percent-escape in the path', { status: 400 }), req, res);
+        } else {
+          req.params = params;
+          run(chain, 0, req, res, fail);
+        }
+      } else {
+        run(chain, 0, req, res, fail);
+      }
+      if (res.finished || res.aborted) {
+        req._detach();
+        return;
+      }
+      // The handler went async: uWS needs an abort handler now, and its request dies on return.
+      res._detach();
+      req._detach();
+      ures.onAborted(() => server.#abort(req, res));
+      server.#inflight.add(res);
+    };
+  }
+
+  #abort(req: Request, res: Response): void {
+    if (!res._abort()) return;
+    req._abort();
+    this._finished(req, res, true);
+  }
+
+  /** Error path for one route: its own error handlers first, then the server's. */
+  #fail(scoped: Array<ErrorHandler<any, any>>): Fail {
+    return (err, req, res) => {
+      for (const hook of this[kHooks].onError) {
+        try {
+          hook(err, req, res);
+        } catch (hookError) {
+          this[kConfig].logger?.error(hookError);
+        }
+      }
+      if (res.aborted) return;
+      if (res.headersSent) {
+        // Too late for an error answer: log it, and cut a response still in progress.
+        this[kConfig].logger?.error(err);
+        if (!res.finished) res.destroy();
+        return;
+      }
+      this.#handleError(err, req, res, [...scoped, this.#errorHandler], 0);
+    };
+  }
+
+  #handleError(err: unknown, req: Request, res: Response, handlers: Array<ErrorHandler<any, any>>, i: number): void {
+    const handler = handlers[i] ?? defaultErrorHandler;
+    const next = (thrown: unknown) => {
+      if (res.finished || res.aborted) return this[kConfig].logger?.error(thrown);
+      if (res.headersSent) return res.destroy();
+      if (handler === defaultErrorHandler) {
+        // The last resort failed too: answer a bare 500.
+        this[kConfig].logger?.error(thrown);
+        res.statusCode = 500;
+        res.removeHeader('content-type');
+        return void res.end('Internal Server Error');
+      }
+      this.#handleError(thrown, req, res, handlers, i + 1);
+    };
+    try {
+      const result: unknown = handler(err, req, res);
+      if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(undefined, next);
+    } catch (thrown) {
+      next(thrown);
+    }
+  }
+}
+
+const kContext = Symbol('velox.wsContext');
+
+function defaultErrorHandler(err: any, req: Request, res: Response): void {
+  const raw = Number(err?.status ?? err?.statusCode);
+  const status = Number.isInteger(raw) && raw >= 400 && raw <= 599 ? raw : 500;
+  const expose = typeof err?.expose === 'boolean' ? err.expose : status < 500;
+  const config = req.server[kConfig];
+  if (status >= 500) config.logger?.error(err);
+  const body: Record<string, unknown> = { statusCode: status, error: STATUS_CODES[status] ?? 'Error' };
+  if (expose || config.exposeErrors) {
+    body.message = String(err?.message ?? err);
+    if (typeof err?.code === 'string') body.code = err.code;
+    const details = err?.details;
+    if (details !== undefined) {
+      if (details && typeof details === 'object' && !Array.isArray(details)) Object.assign(body, details);
+      else body.details = details;
+    }
+    if (config.exposeErrors && status >= 500 && err?.stack) body.stack = String(err.stack);
+  } else {
+    body.message = STATUS_CODES[status] ?? 'Error';
+  }
+  res.status(status);
+  res.removeHeader('content-type');
+  res.json(body);
+}
+
+function defaultNotFoundHandler(req: Request, res: Response): void {
+  res.status(404).json({ statusCode: 404, error: 'Not Found', message: `Cannot ${req.method} ${req.path}` });
+}
+
+/** Reads and decodes route parameters; undefined when an escape is malformed. */
+function readParams(ureq: HttpRequest, names: string[], wildcard: number): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  try {
+    for (let i = 0; i < names.length; i++) {
+      const raw = ureq.getParameter(i);
+      params[names[i]!] = raw.includes('%') ? decodeURIComponent(raw) : raw;
+    }
+    if (wildcard >= 0) {
+      const rest = ureq.getUrl().slice(wildcard);
+      params['*'] = rest.includes('%') ? decodeURIComponent(rest) : rest;
+    }
+  } catch {
+    return undefined;
+  }
+  return params;
+}
+
+function compileTrust(trust: ServerOptions['trustProxy']): Config['trust'] {
+  if (trust === undefined || trust === false) return undefined;
+  if (trust === true) return () => true;
+  if (typeof trust === 'number') {
+    if (!Number.isInteger(trust) || trust < 0) throw invalidOption('trustProxy as a number is a hop count: 1 for one proxy');
+    return (_addr, hop) => hop < trust;
+  }
+  if (typeof trust === 'function') return trust;
+  const list = typeof trust === 'string' ? trust.split(',').map((s) => s.trim()) : trust;
+  try {
+    return proxyAddr.compile(list);
+  } catch (cause) {
+    throw invalidOption(`trustProxy: ${(cause as Error).message}; give addresses, CIDR ranges or loopback/linklocal/uniquelocal`);
+  }
+}
+
+/** uWS reads TLS material from files: PEM text given inline goes to a private temp file for the moment it takes. */
+function createTlsApp(uws: Uws, tls: TlsOptions): TemplatedApp {
+  if (!tls.key || !tls.cert) throw invalidOption('tls needs key and cert (file paths or PEM text)');
+  let dir: string | undefined;
+  const file = (value: string | Buffer, name: string): string => {
+    if (typeof value === 'string' && !value.includes('-----BEGIN')) return value;
+    dir ??= mkdtempSync(join(tmpdir(), 'velox-tls-'));
+    const path = join(dir, name);
+    writeFileSync(path, value, { mode: 0o600 });
+    return path;
+  };
+  try {
+    const options: AppOptions = { key_file_name: file(tls.key, 'key.pem'), cert_file_name: file(tls.cert, 'cert.pem') };
+    if (tls.passphrase) options.passphrase = tls.passphrase;
+    if (tls.dhParams) options.dh_params_file_name = file(tls.dhParams, 'dh.pem');
+    if (tls.ca) options.ca_file_name = file(tls.ca, 'ca.pem');
+    return uws.SSLApp(options);
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,3 @@
+/** Internal state lives under these keys, out of the way of user properties. */
+export const kConfig: unique symbol = Symbol('velox.config');
+export const kHooks: unique symbol = Symbol('velox.hooks');

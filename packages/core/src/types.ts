@@ -1,0 +1,159 @@
+/**
+ * The shared interface every Velox package plugs into. These types are the contract
+ * between core and the router, session, multipart, static and ws packages, and the
+ * plugins users publish themselves.
+ */
+import type { Request } from './request.ts';
+import type { Response } from './response.ts';
+import type { Server } from './server.ts';
+
+/**
+ * Answers a request. May be sync or async; a thrown or rejected error reaches the error handler.
+ *
+ * @example
+ * ```ts
+ * const hello: Handler = (req, res) => res.send(`Hello ${req.query.name ?? 'you'}`);
+ * app.get('/hello', hello);
+ * ```
+ */
+export type Handler<Req extends Request = Request, Res extends Response = Response> = (
+  req: Req,
+  res: Res,
+) => unknown;
+
+/**
+ * Calls the next middleware; `next(err)` skips to the error handler instead.
+ * Calling it twice from one middleware is an error.
+ *
+ * @example
+ * ```ts
+ * const mw: Middleware = (req, res, next) => (req.get('x-token') ? next() : next(new Error('no token')));
+ * ```
+ */
+export type Next = (err?: unknown) => void;
+
+/**
+ * Runs before the handler. Sync or async; call `next()` to go on, `next(err)` or throw to fail,
+ * or answer the request yourself and don't call `next` at all.
+ *
+ * @example
+ * ```ts
+ * const timing: Middleware = async (req, res, next) => {
+ *   res.set('x-started', String(Date.now()));
+ *   next();
+ * };
+ * app.use(timing);
+ * ```
+ */
+export type Middleware<Req extends Request = Request, Res extends Response = Response> = (
+  req: Req,
+  res: Res,
+  next: Next,
+) => unknown;
+
+/**
+ * Turns an error into an answer. The default one answers `err.status` (500 when absent) with a
+ * short JSON body, and hides the message of 5xx errors.
+ *
+ * @example
+ * ```ts
+ * app.setErrorHandler((err, req, res) => {
+ *   res.status(err instanceof VeloxError ? err.status : 500).json({ oops: true });
+ * });
+ * ```
+ */
+export type ErrorHandler<Req extends Request = Request, Res extends Response = Response> = (
+  err: any,
+  req: Req,
+  res: Res,
+) => unknown;
+
+/**
+ * Extends a server at boot time: adds routes, middlewares, hooks. May be async; `listen()` waits for it.
+ *
+ * @example
+ * ```ts
+ * const health: Plugin<{ path?: string }> = (server, options) => {
+ *   server.get(options.path ?? '/health', (req, res) => res.json({ ok: true }));
+ * };
+ * await app.register(health, { path: '/healthz' });
+ * ```
+ */
+export type Plugin<Options = any> = (server: Server, options: Options) => void | Promise<void>;
+
+/** HTTP methods a route can be registered for; `ANY` matches every method. */
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'ANY';
+
+/**
+ * A route as core registers it on uWS: its method, full pattern and the prepared chain
+ * (middlewares, then the handler last). Routers flatten themselves into these.
+ *
+ * @example
+ * ```ts
+ * app.addRoute({ method: 'GET', path: '/ping', handlers: [(req, res) => res.send('pong')] });
+ * ```
+ */
+export interface RouteDefinition {
+  method: Method;
+  /** uWS pattern: `/literal`, `/:param`, and a trailing `/*`. */
+  path: string;
+  /** Middlewares then the handler, last. The server's own middlewares run before these. */
+  handlers: Array<Middleware<any, any> | Handler<any, any>>;
+  /** Error handlers tried before the server's, innermost first (router-scoped handlers). */
+  errorHandlers?: Array<ErrorHandler<any, any>>;
+}
+
+/** A route as listed by `server.routes()`. */
+export interface RouteInfo {
+  method: Method;
+  path: string;
+}
+
+/**
+ * Something `use(prefix, x)` can mount: routers implement this to flatten themselves into
+ * routes under the prefix.
+ *
+ * @example
+ * ```ts
+ * const mountable: Mountable = { mount: (server, prefix) => server.get(`${prefix}/x`, (req, res) => res.send('x')) };
+ * app.use('/api', mountable);
+ * ```
+ */
+export interface Mountable {
+  mount(server: Server, prefix: string): void;
+}
+
+/**
+ * The lifecycle hooks, by name, with their signatures.
+ * - `onRoute`: a route was registered (sync).
+ * - `onRequest`: a request arrived, before any middleware (may be async).
+ * - `onSend`: the status and headers are about to be written; headers can still change (sync).
+ * - `onResponse`: the response has been handed to the socket; sessions persist here (sync; errors are logged).
+ * - `onError`: an error reached the error handler (sync; for logging).
+ * - `onListen`: the server listens (may be async).
+ * - `onClose`: the server closed (may be async).
+ *
+ * @example
+ * ```ts
+ * app.addHook('onResponse', (req, res) => log.info(`${req.method} ${req.path} ${res.statusCode}`));
+ * ```
+ */
+export interface Hooks {
+  onRoute: (route: RouteDefinition) => void;
+  onRequest: (req: Request, res: Response) => void | Promise<void>;
+  onSend: (req: Request, res: Response) => void;
+  onResponse: (req: Request, res: Response) => void;
+  onError: (err: unknown, req: Request, res: Response) => void;
+  onListen: (server: Server) => void | Promise<void>;
+  onClose: (server: Server) => void | Promise<void>;
+}
+
+/** The name of a lifecycle hook. */
+export type HookName = keyof Hooks;
+
+/** Something that logs; `console` works. */
+export interface Logger {
+  error(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  info?(...args: unknown[]): void;
+}
