@@ -37,7 +37,7 @@ const EMPTY_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
  * }
  * ```
  */
-export class Request {
+export class Request<Params = Record<string, string>> {
   /** The server that received this request. */
   readonly server: Server;
   /** The response paired with this request. */
@@ -45,7 +45,7 @@ export class Request {
   /** The HTTP method, upper-case. */
   method: string;
   /** Route parameters, percent-decoded (`/users/:id` gives `params.id`; a `/*` route gives `params['*']`). */
-  params: Record<string, string>;
+  params: Params;
   /** A place for middlewares to leave per-request data. */
   declare locals: Record<string, unknown>;
 
@@ -65,7 +65,7 @@ export class Request {
     this.server = server;
     this.res = res;
     this.method = method;
-    this.params = EMPTY_PARAMS;
+    this.params = EMPTY_PARAMS as Params;
     this.#ureq = ureq;
     this.#ures = ures;
     this.#path = undefined;

@@ -25,6 +25,7 @@ import type {
   Mountable,
   Plugin,
   RouteDefinition,
+  RouteHandler,
   RouteInfo,
 } from './types.ts';
 import { loadUws, type Uws } from './uws.ts';
@@ -211,36 +212,36 @@ export class Server {
   }
 
   /** @example app.get('/users/:id', (req, res) => res.json({ id: req.params.id })); */
-  get(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
-    return this.#add('GET', pattern, handlers);
+  get<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
+    return this.#add('GET', pattern, handlers as ChainFn[]);
   }
   /** @example app.post('/users', async (req, res) => res.status(201).json(await req.json())); */
-  post(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
-    return this.#add('POST', pattern, handlers);
+  post<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
+    return this.#add('POST', pattern, handlers as ChainFn[]);
   }
   /** @example app.put('/users/:id', handler); */
-  put(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
-    return this.#add('PUT', pattern, handlers);
+  put<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
+    return this.#add('PUT', pattern, handlers as ChainFn[]);
   }
   /** @example app.patch('/users/:id', handler); */
-  patch(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
-    return this.#add('PATCH', pattern, handlers);
+  patch<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
+    return this.#add('PATCH', pattern, handlers as ChainFn[]);
   }
   /** @example app.delete('/users/:id', handler); */
-  delete(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
-    return this.#add('DELETE', pattern, handlers);
+  delete<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
+    return this.#add('DELETE', pattern, handlers as ChainFn[]);
   }
   /** @example app.head('/big', (req, res) => res.set('content-length', '1000').end()); */
-  head(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
-    return this.#add('HEAD', pattern, handlers);
+  head<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
+    return this.#add('HEAD', pattern, handlers as ChainFn[]);
   }
   /** @example app.options('/x', (req, res) => res.set('allow', 'GET').sendStatus(204)); */
-  options(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
-    return this.#add('OPTIONS', pattern, handlers);
+  options<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
+    return this.#add('OPTIONS', pattern, handlers as ChainFn[]);
   }
   /** Every method. @example app.any('/proxy/*', handler); */
-  any(pattern: string, ...handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
-    return this.#add('ANY', pattern, handlers);
+  any<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
+    return this.#add('ANY', pattern, handlers as ChainFn[]);
   }
 
   /**
@@ -502,7 +503,7 @@ export class Server {
     }
   }
 
-  #add(method: Method, pattern: string, handlers: Array<Middleware<any, any> | Handler<any, any>>): this {
+  #add(method: Method, pattern: string, handlers: ChainFn[]): this {
     return this.addRoute({ method, path: pattern, handlers });
   }
 

@@ -16,7 +16,7 @@ import type { Server } from './server.ts';
  * app.get('/hello', hello);
  * ```
  */
-export type Handler<Req extends Request = Request, Res extends Response = Response> = (
+export type Handler<Req = Request, Res = Response> = (
   req: Req,
   res: Res,
 ) => unknown;
@@ -45,7 +45,7 @@ export type Next = (err?: unknown) => void;
  * app.use(timing);
  * ```
  */
-export type Middleware<Req extends Request = Request, Res extends Response = Response> = (
+export type Middleware<Req = Request, Res = Response> = (
   req: Req,
   res: Res,
   next: Next,
@@ -62,7 +62,7 @@ export type Middleware<Req extends Request = Request, Res extends Response = Res
  * });
  * ```
  */
-export type ErrorHandler<Req extends Request = Request, Res extends Response = Response> = (
+export type ErrorHandler<Req = Request, Res = Response> = (
   err: any,
   req: Req,
   res: Res,
@@ -157,3 +157,71 @@ export interface Logger {
   warn(...args: unknown[]): void;
   info?(...args: unknown[]): void;
 }
+
+type ParamsOfSegment<S extends string> = S extends `:${infer Name}`
+  ? { [K in Name]: string }
+  : S extends '*'
+    ? { '*': string }
+    : {};
+type ParamsOfPath<P extends string> = P extends `${infer Head}/${infer Rest}`
+  ? ParamsOfSegment<Head> & ParamsOfPath<Rest>
+  : ParamsOfSegment<P>;
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * The `req.params` type of a route pattern: `'/users/:id/posts/:postId'` gives
+ * `{ id: string; postId: string }`, and a trailing `/*` adds `'*'`.
+ *
+ * @example
+ * ```ts
+ * type P = ParamsOf<'/users/:id'>; // { id: string }
+ * ```
+ */
+export type ParamsOf<Path extends string> = string extends Path ? Record<string, string> : Simplify<ParamsOfPath<Path>>;
+
+/**
+ * What a typed middleware adds to the request it hands on, declared through the optional
+ * `'~velox'` property (type-only: nothing is stored there at run time). Route methods merge
+ * these into the type of `req` the handler sees, later keys replacing earlier ones.
+ *
+ * @example
+ * ```ts
+ * const withUser: TypedMiddleware<{ user: { id: string } }> = (req, res, next) => {
+ *   (req as any).user = { id: '1' };
+ *   next();
+ * };
+ * app.get('/me', withUser, (req, res) => res.send(req.user.id));
+ * ```
+ */
+export type TypedMiddleware<Adds extends object> = Middleware & { readonly '~velox'?: { request: Adds } };
+
+type AddsOf<M> = M extends { readonly '~velox'?: infer T } ? (NonNullable<T> extends { request: infer R } ? R : {}) : {};
+type Merge<A, B> = Omit<A, keyof B> & B;
+type MergeAll<Base, M extends readonly unknown[]> = M extends readonly [infer First, ...infer Rest]
+  ? MergeAll<Merge<Base, AddsOf<First>>, Rest>
+  : Base;
+
+/**
+ * The request type a route's handler sees: params typed from the pattern, plus what the
+ * route's typed middlewares add.
+ *
+ * @example
+ * ```ts
+ * type R = RouteRequest<'/users/:id', []>; // Request with params: { id: string }
+ * ```
+ */
+export type RouteRequest<Path extends string, M extends readonly unknown[] = []> = MergeAll<Request<ParamsOf<Path>>, M>;
+
+/**
+ * The handler of a route, with `req` typed by {@link RouteRequest}.
+ *
+ * @example
+ * ```ts
+ * const show: RouteHandler<'/users/:id'> = (req, res) => res.json({ id: req.params.id });
+ * ```
+ */
+export type RouteHandler<Path extends string, M extends readonly unknown[] = []> = (
+  req: RouteRequest<Path, M>,
+  res: Response,
+  next: Next,
+) => unknown;

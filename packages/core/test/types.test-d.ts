@@ -1,0 +1,42 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import { type Middleware, type ParamsOf, Server, type TypedMiddleware } from '../src/index.ts';
+
+declare module '../src/index.ts' {
+  interface Request {
+    user?: { id: string };
+  }
+  interface Response {
+    renderPage?: (name: string) => void;
+  }
+}
+
+const app = null as unknown as Server;
+
+describe('route types', () => {
+  it('infers req.params from the pattern', () => {
+    app.get('/users/:id/posts/:postId', (req, res) => {
+      expectTypeOf(req.params).toEqualTypeOf<{ id: string; postId: string }>();
+      // @ts-expect-error: a misspelt parameter is a type error
+      req.params.postid;
+      res.send('ok');
+    });
+    expectTypeOf<ParamsOf<'/files/*'>>().toEqualTypeOf<{ '*': string }>();
+    expectTypeOf<ParamsOf<'/plain'>>().toEqualTypeOf<{}>();
+  });
+
+  it('passes through plain middlewares and merges typed ones', () => {
+    const plain: Middleware = (_req, _res, next) => next();
+    const withUser = ((_req, _res, next) => next()) as TypedMiddleware<{ account: { name: string } }>;
+    app.get('/a/:x', plain, withUser, (req) => {
+      expectTypeOf(req.account).toEqualTypeOf<{ name: string }>();
+      expectTypeOf(req.params.x).toBeString();
+    });
+  });
+
+  it('lets plugins augment Request and Response', () => {
+    app.get('/', (req, res) => {
+      expectTypeOf(req.user).toEqualTypeOf<{ id: string } | undefined>();
+      expectTypeOf(res.renderPage).toEqualTypeOf<((name: string) => void) | undefined>();
+    });
+  });
+});
