@@ -6,12 +6,12 @@ import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { serialize as serializeCookie, type SerializeOptions } from 'cookie';
 import { sign } from 'cookie-signature';
-import type { HttpResponse } from 'uWebSockets.js';
+import type { HttpResponse, us_socket_context_t } from 'uWebSockets.js';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
-import { kConfig, kHooks } from './symbols.ts';
+import { kConfig, kContext } from './symbols.ts';
 
 /** Options of {@link Response.cookie}. */
 export interface CookieOptions extends Omit<SerializeOptions, 'encode' | 'maxAge'> {
@@ -706,7 +706,7 @@ export class Response extends LazyEmitter {
   }
 
   /** @internal Completes a WebSocket upgrade; headers set so far go out with the 101. */
-  _upgrade(data: unknown, key: string, protocol: string, extensions: string, context: unknown): void {
+  _upgrade(data: unknown, key: string, protocol: string, extensions: string): void {
     if (this.#phase >= Phase.Done) return;
     this.#beforeEnd();
     const ures = this.#ures;
@@ -720,7 +720,7 @@ export class Response extends LazyEmitter {
           for (const v of typeof value === 'string' ? [value] : value) ures.writeHeader(key, v);
         }
       }
-      ures.upgrade(data, key, protocol, extensions, context as never);
+      ures.upgrade(data, key, protocol, extensions, (ures as unknown as Record<symbol, us_socket_context_t>)[kContext]!);
     };
     if (this.#phase === Phase.Sync) go();
     else ures.cork(go);

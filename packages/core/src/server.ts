@@ -7,13 +7,13 @@ import { STATUS_CODES } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proxyAddr from 'proxy-addr';
-import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocketBehavior } from 'uWebSockets.js';
+import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocketBehavior } from 'uWebSockets.js';
 import { type ChainFn, type Fail, notFound, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
 import { normalizePrefix, paramNames, prefixMatcher, Relation, relate } from './routing.ts';
-import { kConfig, kHooks } from './symbols.ts';
+import { kConfig, kContext, kHooks } from './symbols.ts';
 import type {
   ErrorHandler,
   Handler,
@@ -300,10 +300,9 @@ export class Server {
         const key = req.get('sec-websocket-key') ?? '';
         const protocol = req.get('sec-websocket-protocol') ?? '';
         const extensions = req.get('sec-websocket-extensions') ?? '';
-        const context = (res as unknown as { [kContext]: us_socket_context_t })[kContext];
         const data = behavior.upgrade ? await behavior.upgrade(req, res) : ({} as UserData);
         if (res.finished || res.aborted) return;
-        res._upgrade(data, key, protocol, extensions, context);
+        res._upgrade(data, key, protocol, extensions);
       };
       const chain = this.#chainFor(pattern, [...middlewares, upgrade]);
       const dispatch = this.#dispatcher('GET', pattern, names, chain, this.#fail([]), false);
@@ -311,7 +310,7 @@ export class Server {
       this.#app.ws<UserData>(pattern, {
         ...(rest as WebSocketBehavior<UserData>),
         upgrade: (ures, ureq, context) => {
-          (ures as unknown as { [kContext]: us_socket_context_t })[kContext] = context;
+          (ures as unknown as Record<symbol, unknown>)[kContext] = context;
           dispatch(ures, ureq);
         },
       });
@@ -639,8 +638,6 @@ export class Server {
     }
   }
 }
-
-const kContext = Symbol('velox.wsContext');
 
 function defaultErrorHandler(err: any, req: Request, res: Response): void {
   const raw = Number(err?.status ?? err?.statusCode);

@@ -1,0 +1,300 @@
+import { connect } from 'node:net';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { VeloxError } from '../src/index.ts';
+import { parseResponses, raw, server, sleep, start } from './helpers.ts';
+
+describe('bad input', () => {
+  it('answers 400 to malformed JSON', async () => {
+    const app = server();
+    let reached = false;
+    app.post('/json', async (req, res) => {
+      const body = await req.json();
+      reached = true;
+      res.json(body);
+    });
+    const { url } = await start(app);
+    const r = await fetch(`${url}/json`, { method: 'POST', body: '{"a":', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ statusCode: 400, code: 'VELOX_ERR_BAD_JSON', message: 'Body is not valid JSON' });
+    expect(reached).toBe(false);
+  });
+
+  it('answers 400 to an empty body where JSON is expected', async () => {
+    const app = server();
+    app.post('/json', async (req, res) => res.json(await req.json()));
+    const { url } = await start(app);
+    const r = await fetch(`${url}/json`, { method: 'POST' });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as any).message).toMatch(/empty/);
+  });
+
+  it('answers 413 when Content-Length is over maxBodyLength, without reading the body', async () => {
+    const app = server({ maxBodyLength: 1000 });
+    app.post('/json', async (req, res) => res.json(await req.json()));
+    const { port } = await start(app);
+    // Announce 100 KB but send only a little: the answer must not wait for the rest.
+    const { text, closed } = await raw(port, 'POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{"a":1', { quietMs: 1000 });
+    const [response] = parseResponses(text);
+    expect(response?.status).toBe(413);
+    expect(JSON.parse(response!.body)).toMatchObject({ code: 'VELOX_ERR_BODY_TOO_LARGE' });
+    expect(response?.headers.connection).toBe('close');
+    expect(closed).toBe(true);
+  });
+
+  it('answers 413 when a chunked body grows over maxBodyLength, and stops buffering', async () => {
+    const app = server({ maxBodyLength: 1000 });
+    let received = -1;
+    app.post('/text', async (req, res) => {
+      const text = await req.text();
+      received = text.length;
+      res.send('ok');
+    });
+    const { port } = await start(app);
+    const chunk = (s: string) => `${s.length.toString(16)}\r\n${s}\r\n`;
+    const { text } = await raw(
+      port,
+      ['POST /text HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n', chunk('a'.repeat(800)), chunk('b'.repeat(800)), chunk('c'.repeat(800))],
+      { gapMs: 30, quietMs: 500 },
+    );
+    expect(parseResponses(text)[0]?.status).toBe(413);
+    expect(received).toBe(-1);
+  });
+
+  it('accepts a body of exactly maxBodyLength', async () => {
+    const app = server({ maxBodyLength: 1000 });
+    app.post('/text', async (req, res) => res.send(String((await req.text()).length)));
+    const { url } = await start(app);
+    const r = await fetch(`${url}/text`, { method: 'POST', body: 'x'.repeat(1000) });
+    expect(await r.text()).toBe('1000');
+  });
+
+  it('refuses a header value with CR or LF with a 500, and sends no injected header', async () => {
+    const app = server();
+    app.get('/split', (req, res) => {
+      res.set('x-evil', 'a\r\nset-cookie: pwned=1');
+      res.send('not reached');
+    });
+    app.get('/lf', (req, res) => res.setHeader('x-evil', 'a\nb').send('not reached'));
+    app.get('/name', (req, res) => res.set('bad name', 'v').send('not reached'));
+    const { url } = await start(app);
+    for (const path of ['/split', '/lf', '/name']) {
+      const r = await fetch(`${url}${path}`);
+      expect(r.status).toBe(500);
+      expect(r.headers.get('set-cookie')).toBeNull();
+      expect(r.headers.get('x-evil')).toBeNull();
+      expect(await r.text()).not.toContain('not reached');
+    }
+  });
+
+  it('answers 400 to a path parameter with a malformed percent-escape', async () => {
+    const app = server();
+    let reached = false;
+    app.get('/id/:id', (req, res) => {
+      reached = true;
+      res.send(req.params.id);
+    });
+    const { url } = await start(app);
+    const r = await fetch(`${url}/id/%E0%A4%A`);
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as any).code).toBe('VELOX_ERR_BAD_ENCODING');
+    expect(reached).toBe(false);
+    expect(await (await fetch(`${url}/id/caf%C3%A9`)).text()).toBe('café');
+  });
+
+  it('accepts requests with 16 KB of headers', async () => {
+    const app = server();
+    app.get('/', (req, res) => res.send(String(req.get('x-big')?.length)));
+    const { url } = await start(app);
+    const r = await fetch(url, { headers: { 'x-big': 'a'.repeat(16 * 1024 - 100) } });
+    expect(await r.text()).toBe(String(16 * 1024 - 100));
+    // The same 16 KB spread over 40 headers.
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) many[`x-h${i}`] = 'b'.repeat(400);
+    const r2 = await fetch(url, { headers: many });
+    expect(r2.status).toBe(200);
+  });
+});
+
+describe('faults', () => {
+  it('answers 500 when a handler throws, hides the message, and keeps serving', async () => {
+    const app = server();
+    app.get('/throw', () => {
+      throw new Error('secret database password in message');
+    });
+    app.get('/ok', (req, res) => res.send('ok'));
+    const { url } = await start(app);
+    const r = await fetch(`${url}/throw`);
+    expect(r.status).toBe(500);
+    const text = await r.text();
+    expect(text).not.toContain('secret');
+    expect(text).not.toContain('at ');
+    expect(JSON.parse(text)).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' });
+    expect(await (await fetch(`${url}/ok`)).text()).toBe('ok');
+  });
+
+  it('answers 500 when an async handler rejects, through the error handler', async () => {
+    const app = server();
+    const seen: unknown[] = [];
+    app.setErrorHandler((err, req, res) => {
+      seen.push(err);
+      res.status(500).send('handled');
+    });
+    app.get('/reject', async () => {
+      await sleep(5);
+      throw new Error('late');
+    });
+    const { url } = await start(app);
+    const r = await fetch(`${url}/reject`);
+    expect(r.status).toBe(500);
+    expect(await r.text()).toBe('handled');
+    expect((seen[0] as Error).message).toBe('late');
+  });
+
+  it('shows message and stack only with exposeErrors', async () => {
+    const app = server({ exposeErrors: true });
+    app.get('/throw', () => {
+      throw new Error('visible');
+    });
+    const { url } = await start(app);
+    const body = (await (await fetch(`${url}/throw`)).json()) as any;
+    expect(body.message).toBe('visible');
+    expect(body.stack).toContain('Error: visible');
+  });
+
+  it('routes next(err) and VeloxError statuses to the error handler', async () => {
+    const app = server();
+    app.use((req, res, next) => (req.get('x-deny') ? next(new VeloxError('APP_DENIED', 'Denied', { status: 403 })) : next()));
+    app.get('/', (req, res) => res.send('ok'));
+    const { url } = await start(app);
+    const r = await fetch(url, { headers: { 'x-deny': '1' } });
+    expect(r.status).toBe(403);
+    expect(await r.json()).toMatchObject({ code: 'APP_DENIED', message: 'Denied' });
+  });
+
+  it('falls back to a plain 500 when the error handler itself throws', async () => {
+    const app = server();
+    app.setErrorHandler(() => {
+      throw new Error('broken handler');
+    });
+    app.get('/', () => {
+      throw new Error('first');
+    });
+    const { url } = await start(app);
+    const r = await fetch(url);
+    expect(r.status).toBe(500);
+    expect(await r.json()).toMatchObject({ statusCode: 500 });
+  });
+
+  it('reports next() called twice as an error instead of running the chain twice', async () => {
+    const app = server();
+    const errors: string[] = [];
+    let runs = 0;
+    app.addHook('onError', (err) => errors.push((err as VeloxError).code));
+    app.use((req, res, next) => {
+      next();
+      next();
+    });
+    app.get('/', (req, res) => {
+      runs++;
+      res.send('once');
+    });
+    const { url } = await start(app);
+    expect(await (await fetch(url)).text()).toBe('once');
+    expect(runs).toBe(1);
+    expect(errors).toEqual(['VELOX_ERR_NEXT_TWICE']);
+  });
+
+  it('survives a client that disconnects mid-body, and releases the request', async () => {
+    const app = server();
+    let error: VeloxError | undefined;
+    let closed = 0;
+    app.post('/upload', async (req, res) => {
+      res.on('close', () => closed++);
+      try {
+        await req.text();
+      } catch (err) {
+        error = err as VeloxError;
+      }
+      res.send('never seen');
+    });
+    app.get('/ok', (req, res) => res.send('ok'));
+    const { url, port } = await start(app);
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((r) => socket.on('connect', r));
+    socket.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n');
+    socket.write('a'.repeat(1000));
+    await sleep(50);
+    socket.destroy();
+    await sleep(100);
+    expect(error?.code).toBe('VELOX_ERR_ABORTED');
+    expect(closed).toBe(1);
+    expect(await (await fetch(`${url}/ok`)).text()).toBe('ok');
+  });
+
+  it('survives a client that disconnects mid-response, and stops the stream', async () => {
+    const app = server();
+    let destroyed = false;
+    let finished = false;
+    app.get('/stream', async (req, res) => {
+      let n = 0;
+      const source = new Readable({
+        read() {
+          setTimeout(() => this.push(n++ < 1000 ? 'x'.repeat(1024) : null), 2);
+        },
+        destroy(err, cb) {
+          destroyed = true;
+          cb(err);
+        },
+      });
+      await res.stream(source);
+      finished = true;
+    });
+    app.get('/late', async (req, res) => {
+      await sleep(100);
+      res.send('too late'); // the client is gone: dropped quietly
+    });
+    const { url, port } = await start(app);
+    const r = await fetch(`${url}/stream`);
+    const reader = r.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    const { closed } = await raw(port, 'GET /late HTTP/1.1\r\nHost: x\r\n\r\n', { quietMs: 20 });
+    expect(closed).toBe(false);
+    await sleep(200);
+    expect(destroyed).toBe(true);
+    expect(finished).toBe(true);
+    expect(await (await fetch(`${url}/late`)).text()).toBe('too late');
+  });
+
+  it('answers pipelined requests in order', async () => {
+    const app = server();
+    app.get('/a', (req, res) => res.send('A'));
+    app.get('/b/:x', (req, res) => res.send(`B${req.params.x}`));
+    app.post('/json', async (req, res) => res.json(await req.json()));
+    const { port } = await start(app);
+    const body = '{"n":1}';
+    const request =
+      'GET /a HTTP/1.1\r\nHost: x\r\n\r\n' +
+      'GET /b/1 HTTP/1.1\r\nHost: x\r\n\r\n' +
+      `POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+      'GET /b/2 HTTP/1.1\r\nHost: x\r\n\r\n' +
+      'GET /missing HTTP/1.1\r\nHost: x\r\n\r\n';
+    const { text } = await raw(port, request);
+    const responses = parseResponses(text);
+    expect(responses.map((r) => r.body)).toEqual(['A', 'B1', body, 'B2', expect.stringContaining('Cannot GET /missing')]);
+  });
+
+  it('never lets an exception escape into uWS (the process keeps serving)', async () => {
+    const app = server();
+    app.addHook('onSend', () => {
+      throw new Error('hook bug');
+    });
+    app.addHook('onResponse', () => {
+      throw new Error('hook bug');
+    });
+    app.get('/', (req, res) => res.send('ok'));
+    const { url } = await start(app);
+    for (let i = 0; i < 3; i++) expect(await (await fetch(url)).text()).toBe('ok');
+  });
+});

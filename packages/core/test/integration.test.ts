@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import cors from 'cors';
+import helmet from 'helmet';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { Middleware } from '../src/index.ts';
+import { server, start } from './helpers.ts';
+
+describe('Express middlewares', () => {
+  it('runs cors unmodified, including preflight on a path with no OPTIONS route', async () => {
+    const app = server();
+    app.use(cors({ origin: 'https://app.example', credentials: true }) as unknown as Middleware);
+    app.get('/data', (req, res) => res.json({ ok: true }));
+    const { url } = await start(app);
+    const r = await fetch(`${url}/data`, { headers: { origin: 'https://app.example' } });
+    expect(r.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(r.headers.get('access-control-allow-credentials')).toBe('true');
+    const pre = await fetch(`${url}/data`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT' },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-methods')).toContain('PUT');
+  });
+
+  it('runs helmet unmodified', async () => {
+    const app = server();
+    app.use(helmet() as unknown as Middleware);
+    app.get('/', (req, res) => res.send('safe'));
+    const { url } = await start(app);
+    const r = await fetch(url);
+    expect(await r.text()).toBe('safe');
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(r.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(r.headers.get('strict-transport-security')).toContain('max-age=');
+    expect(r.headers.get('x-powered-by')).toBeNull();
+  });
+});
+
+describe('TLS', () => {
+  it('serves HTTPS from PEM text and from files, with a passphrase', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'velox-cert-'));
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-keyout', key, '-out', cert, '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-passout', 'pass:secret',
+    ], { stdio: 'ignore' });
+    const get = (port: number) =>
+      new Promise<{ body: string; protocol: string }>((resolve, reject) => {
+        httpsRequest({ host: '127.0.0.1', port, path: '/', rejectUnauthorized: false }, (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ body, protocol: String(res.headers['x-protocol']) }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    for (const tls of [
+      { key, cert, passphrase: 'secret' },
+      { key: readFileSync(key), cert: readFileSync(cert, 'utf8'), passphrase: 'secret' },
+    ]) {
+      const app = server({ tls });
+      app.get('/', (req, res) => res.set('x-protocol', req.protocol).send('secure'));
+      const { port } = await app.listen(0, '127.0.0.1');
+      expect(await get(port)).toEqual({ body: 'secure', protocol: 'https' });
+    }
+  });
+});
+
+describe('WebSocket routes', () => {
+  it('runs the HTTP middleware chain before the upgrade, then echoes', async () => {
+    const app = server();
+    app.use('/ws', (req, res, next) => (req.query.token === 'ok' ? next() : res.status(401).send('no token')));
+    app.ws<{ user: string }>('/ws/:room', {
+      upgrade: async (req) => ({ user: `${req.query.user}@${req.params.room}` }),
+      message: (ws, message) => {
+        ws.send(`${ws.getUserData().user}: ${Buffer.from(message).toString()}`);
+      },
+    });
+    const { port } = await start(app);
+    const refused = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/ws/lobby`);
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => resolve(101));
+      ws.on('error', () => {});
+    });
+    expect(refused).toBe(401);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/ws/lobby?token=ok&user=ann`);
+      ws.on('open', () => ws.send('hi'));
+      ws.on('message', (data) => {
+        resolve(String(data));
+        ws.close();
+      });
+      ws.on('error', reject);
+    });
+    expect(reply).toBe('ann@lobby: hi');
+  });
+});

@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { sign } from 'cookie-signature';
+import { describe, expect, it } from 'vitest';
+import { raw, server, sleep, start } from './helpers.ts';
+
+describe('Request', () => {
+  it('exposes method, url, path, query, params and headers', async () => {
+    const app = server();
+    app.get('/users/:id/posts/:postId', (req, res) =>
+      res.json({
+        method: req.method,
+        url: req.url,
+        path: req.path,
+        query: { ...req.query },
+        params: req.params,
+        ua: req.headers['x-agent'],
+        get: req.get('X-Agent'),
+        missing: req.get('x-missing') ?? null,
+      }),
+    );
+    const { url } = await start(app);
+    const r = await fetch(`${url}/users/42/posts/a%2Fb?name=x&tag=1&tag=2&sp=a+b`, { headers: { 'X-Agent': 'test' } });
+    expect(await r.json()).toEqual({
+      method: 'GET',
+      url: '/users/42/posts/a%2Fb?name=x&tag=1&tag=2&sp=a+b',
+      path: '/users/42/posts/a%2Fb',
+      query: { name: 'x', tag: ['1', '2'], sp: 'a b' },
+      params: { id: '42', postId: 'a/b' },
+      ua: 'test',
+      get: 'test',
+      missing: null,
+    });
+  });
+
+  it('keeps request data readable after the handler went async', async () => {
+    const app = server();
+    app.get('/later', async (req, res) => {
+      await sleep(10);
+      res.json({ path: req.path, q: req.query.q, h: req.get('x-h'), headers: req.headers['x-h'], ip: req.ip });
+    });
+    const { url } = await start(app);
+    expect(await (await fetch(`${url}/later?q=1`, { headers: { 'x-h': 'v' } })).json()).toEqual({
+      path: '/later',
+      q: '1',
+      h: 'v',
+      headers: 'v',
+      ip: '127.0.0.1',
+    });
+  });
+
+  it('joins repeated headers the way Node does', async () => {
+    const app = server();
+    app.get('/', (req, res) => res.json({ accept: req.headers.accept, cookie: req.headers.cookie }));
+    const { port } = await start(app);
+    const { text } = await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nAccept: a\r\nAccept: b\r\nCookie: x=1\r\nCookie: y=2\r\n\r\n');
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ accept: 'a, b', cookie: 'x=1; y=2' });
+  });
+
+  it('parses cookies and checks signed ones against every secret', async () => {
+    const app = server({ cookieSecret: ['new-secret', 'old-secret'] });
+    app.get('/', (req, res) => res.json({ cookies: { ...req.cookies }, signed: { ...req.signedCookies } }));
+    const { url } = await start(app);
+    const cookie = [
+      'plain=hello',
+      `current=s:${encodeURIComponent(sign('a', 'new-secret'))}`,
+      `rotated=s:${encodeURIComponent(sign('b', 'old-secret'))}`,
+      `forged=s:${encodeURIComponent(sign('c', 'wrong'))}`,
+    ].join('; ');
+    const body = (await (await fetch(url, { headers: { cookie } })).json()) as any;
+    expect(body.cookies.plain).toBe('hello');
+    expect(body.signed).toEqual({ current: 'a', rotated: 'b', forged: false });
+  });
+
+  it('reads ip, hostname and protocol from the socket unless proxies are trusted', async () => {
+    const direct = server();
+    const trusted = server({ trustProxy: 'loopback' });
+    for (const app of [direct, trusted]) {
+      app.get('/', (req, res) => res.json({ ip: req.ip, ips: req.ips, hostname: req.hostname, protocol: req.protocol }));
+    }
+    const headers = { 'x-forwarded-for': '203.0.113.9, 10.0.0.2', 'x-forwarded-host': 'example.com', 'x-forwarded-proto': 'https' };
+    const a = await start(direct);
+    expect(await (await fetch(a.url, { headers })).json()).toEqual({ ip: '127.0.0.1', ips: [], hostname: '127.0.0.1', protocol: 'http' });
+    const b = await start(trusted);
+    // Only loopback is trusted: 10.0.0.2 is the first untrusted hop, so it is the client.
+    expect(await (await fetch(b.url, { headers })).json()).toEqual({
+      ip: '10.0.0.2',
+      ips: ['10.0.0.2'],
+      hostname: 'example.com',
+      protocol: 'https',
+    });
+  });
+
+  it('walks X-Forwarded-For as far as a hop count allows', async () => {
+    const app = server({ trustProxy: 2 });
+    app.get('/', (req, res) => res.json({ ip: req.ip, ips: req.ips }));
+    const { url } = await start(app);
+    const body = await (await fetch(url, { headers: { 'x-forwarded-for': '1.1.1.1, 2.2.2.2, 3.3.3.3' } })).json();
+    expect(body).toEqual({ ip: '2.2.2.2', ips: ['2.2.2.2', '3.3.3.3'] });
+  });
+
+  it('reads text, buffer, json and urlencoded bodies', async () => {
+    const app = server();
+    app.post('/text', async (req, res) => res.send(await req.text()));
+    app.post('/buffer', async (req, res) => res.send(String((await req.buffer()).length)));
+    app.post('/json', async (req, res) => res.json(await req.json()));
+    app.post('/form', async (req, res) => res.json({ ...(await req.urlencoded()) }));
+    const { url } = await start(app);
+    const post = (path: string, body: string | Uint8Array) => fetch(`${url}${path}`, { method: 'POST', body });
+    expect(await (await post('/text', 'héllo')).text()).toBe('héllo');
+    expect(await (await post('/buffer', new Uint8Array(70_000))).text()).toBe('70000');
+    expect(await (await post('/json', '{"a":[1,2]}')).json()).toEqual({ a: [1, 2] });
+    expect(await (await post('/form', 'a=1&b=x+y&b=%C3%A9')).json()).toEqual({ a: '1', b: ['x y', 'é'] });
+    expect((await post('/form', 'a=%E0%A4%A')).status).toBe(400);
+  });
+
+  it('reads the body when the handler asks for it after an await', async () => {
+    const app = server();
+    app.post('/late', async (req, res) => {
+      await sleep(30);
+      res.send(await req.text());
+    });
+    const { url } = await start(app);
+    const big = 'z'.repeat(200_000);
+    expect(await (await fetch(`${url}/late`, { method: 'POST', body: big })).text()).toBe(big);
+  });
+
+  it('reads a body without Content-Length (chunked)', async () => {
+    const app = server();
+    app.post('/echo', async (req, res) => res.send(await req.text()));
+    const { port } = await start(app);
+    const { text } = await raw(port, 'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n');
+    expect(text.endsWith('\r\n\r\nabcde')).toBe(true);
+  });
+
+  it('answers an empty body for GET', async () => {
+    const app = server();
+    app.get('/', async (req, res) => res.send(`[${await req.text()}]`));
+    const { url } = await start(app);
+    expect(await (await fetch(url)).text()).toBe('[]');
+  });
+
+  it('streams the body with for await', async () => {
+    const app = server();
+    app.post('/hash', async (req, res) => {
+      const hash = createHash('sha256');
+      let size = 0;
+      for await (const chunk of req) {
+        hash.update(chunk);
+        size += chunk.length;
+      }
+      res.json({ size, hash: hash.digest('hex') });
+    });
+    const { url } = await start(app);
+    const body = Buffer.alloc(3 * 1024 * 1024, 7);
+    const r = await (await fetch(`${url}/hash`, { method: 'POST', body })).json();
+    expect(r).toEqual({ size: body.length, hash: createHash('sha256').update(body).digest('hex') });
+  });
+
+  it('pauses uWS while a piped consumer is slow, losing nothing', async () => {
+    const app = server({ maxBodyLength: 1024 });
+    let maxBuffered = 0;
+    app.post('/slow', async (req, res) => {
+      let size = 0;
+      const source = req.stream();
+      const slow = new Writable({
+        highWaterMark: 16 * 1024,
+        write(chunk, _enc, cb) {
+          size += chunk.length;
+          maxBuffered = Math.max(maxBuffered, source.readableLength + slow.writableLength);
+          setTimeout(cb, 2);
+        },
+      });
+      await pipeline(source, slow);
+      res.send(String(size));
+    });
+    const { url } = await start(app);
+    // Streamed bodies are not bounded by maxBodyLength: the consumer decides.
+    const body = Buffer.alloc(4 * 1024 * 1024, 1);
+    expect(await (await fetch(`${url}/slow`, { method: 'POST', body })).text()).toBe(String(body.length));
+    // Without pausing, loopback would pour most of the 4 MB into the stream's buffer at once.
+    expect(maxBuffered).toBeGreaterThan(0);
+    expect(maxBuffered).toBeLessThan(1024 * 1024);
+  });
+
+  it('refuses to read a body twice', async () => {
+    const app = server();
+    app.post('/twice', async (req, res) => {
+      await req.text();
+      await req.text();
+      res.send('no');
+    });
+    const { url } = await start(app);
+    const r = await fetch(`${url}/twice`, { method: 'POST', body: 'x' });
+    expect(r.status).toBe(500);
+  });
+});
