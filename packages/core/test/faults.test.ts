@@ -285,6 +285,37 @@ describe('faults', () => {
     expect(responses.map((r) => r.body)).toEqual(['A', 'B1', body, 'B2', expect.stringContaining('Cannot GET /missing')]);
   });
 
+  it('closes the connection, without crashing, when a request is pipelined behind a pending async response (uWS limit)', async () => {
+    const app = server();
+    let aborted = 0;
+    app.get('/slow', async (req, res) => {
+      res.on('close', () => res.aborted && aborted++);
+      await sleep(50);
+      res.send('slow');
+    });
+    app.get('/fast', (req, res) => res.send('fast'));
+    const { url, port } = await start(app);
+    const { text, closed } = await raw(port, 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(closed).toBe(true);
+    expect(text).toBe('');
+    await sleep(80);
+    expect(aborted).toBe(1);
+    expect(await (await fetch(`${url}/fast`)).text()).toBe('fast');
+  });
+
+  it('accepts 48 headers; beyond, uWS answers nothing and the server keeps serving (uWS limit)', async () => {
+    const app = server();
+    app.get('/', (req, res) => res.send(String(Object.keys(req.headers).length)));
+    const { port } = await start(app);
+    const headers = (n: number) => Array.from({ length: n - 1 }, (_, i) => `x-h${i}: v\r\n`).join('');
+    const ok = await raw(port, `GET / HTTP/1.1\r\nHost: x\r\n${headers(48)}\r\n`);
+    expect(ok.text.endsWith('\r\n\r\n48')).toBe(true);
+    // uWS v20.30 never hands such a request to JS; it drops the connection at its idle timeout (~12 s).
+    const over = await raw(port, `GET / HTTP/1.1\r\nHost: x\r\n${headers(49)}\r\n`);
+    expect(over.text).toBe('');
+    expect((await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n')).text.endsWith('\r\n\r\n1')).toBe(true);
+  });
+
   it('never lets an exception escape into uWS (the process keeps serving)', async () => {
     const app = server();
     app.addHook('onSend', () => {
