@@ -1,0 +1,288 @@
+/**
+ * The validate() middleware: checks params, query, headers, cookies and the JSON body against
+ * Standard Schemas, and hands the converted values to the handler, typed.
+ *
+ * Validators may answer synchronously (Zod, Valibot and ArkType do for schemas without async
+ * refinements) or with a promise; the synchronous case allocates one small array per request
+ * and schedules nothing.
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { type Middleware, type Next, type Request, type TypedMiddleware, VeloxError } from '@velox/core';
+import { ValidateErrorCodes } from './errors.ts';
+
+declare module '@velox/core' {
+  interface Request {
+    /**
+     * The JSON body as checked and converted by `validate({ body })`; `undefined` until then.
+     * A middleware that parsed the body earlier may leave it here: `validate` checks it as is.
+     */
+    body?: unknown;
+    /** The headers as checked and converted by `validate({ headers })`; `req.headers` stays raw. */
+    validHeaders?: unknown;
+    /** The cookies as checked and converted by `validate({ cookies })`; `req.cookies` stays raw. */
+    validCookies?: unknown;
+  }
+}
+
+/**
+ * The schemas `validate()` takes, one per part of the request, each optional. Any validator
+ * implementing Standard Schema v1 works: Zod (3.24+ and 4), Valibot (1.0+), ArkType (2.0+).
+ */
+export interface ValidationSchemas {
+  /** Checks `req.params` (decoded strings); the output replaces `req.params`. */
+  params?: StandardSchemaV1;
+  /** Checks `req.query` (strings, arrays for repeated keys); the output replaces `req.query`. */
+  query?: StandardSchemaV1;
+  /** Checks `req.headers` (lower-case names); the output goes to `req.validHeaders`. */
+  headers?: StandardSchemaV1;
+  /** Checks `req.cookies`; the output goes to `req.validCookies`. */
+  cookies?: StandardSchemaV1;
+  /** Checks the JSON body (`undefined` when empty); the output goes to `req.body`. */
+  body?: StandardSchemaV1;
+}
+
+/** A part of the request a schema checks. */
+export type ValidationPart = keyof ValidationSchemas;
+
+/**
+ * One problem found, as sent to the client in the `issues` list of the 400 answer.
+ *
+ * @example
+ * ```ts
+ * const issue: ValidationIssue = { in: 'body', path: ['items', 0, 'qty'], message: 'Too small: expected number to be >0' };
+ * ```
+ */
+export interface ValidationIssue {
+  /** Which part of the request: `params`, `query`, `headers`, `cookies` or `body`. */
+  in: ValidationPart;
+  /** Where in that part (keys and array indexes); empty for the part as a whole. */
+  path: Array<string | number>;
+  /** The validator's message. */
+  message: string;
+}
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type Output<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : never;
+type Field<S, Part extends string, Key extends string> = S extends { [P in Part]: infer X extends StandardSchemaV1 }
+  ? { [K in Key]: Output<X> }
+  : {};
+
+/**
+ * What a `validate(schemas)` middleware adds to the handler's `req`: the schema outputs as
+ * `params`, `query`, `body`, `validHeaders` and `validCookies`, for the parts it checks.
+ *
+ * @example
+ * ```ts
+ * const schemas = { params: z.object({ id: z.coerce.number() }) };
+ * type Adds = Validated<typeof schemas>; // { params: { id: number } }
+ * ```
+ */
+export type Validated<S extends ValidationSchemas> = Simplify<
+  Field<S, 'params', 'params'> &
+    Field<S, 'query', 'query'> &
+    Field<S, 'headers', 'validHeaders'> &
+    Field<S, 'cookies', 'validCookies'> &
+    Field<S, 'body', 'body'>
+>;
+
+/** Parts in the order they are checked and reported; where each output goes. */
+const PARTS: ReadonlyArray<readonly [ValidationPart, string]> = [
+  ['params', 'params'],
+  ['query', 'query'],
+  ['headers', 'validHeaders'],
+  ['cookies', 'validCookies'],
+  ['body', 'body'],
+];
+
+interface Check {
+  part: ValidationPart;
+  target: string;
+  standard: StandardSchemaV1['~standard'];
+}
+
+type Result = StandardSchemaV1.Result<unknown>;
+
+/**
+ * A middleware that checks parts of the request against schemas before the handler runs. The
+ * handler reads the converted values, with their types inferred: `req.params`, `req.query` and
+ * `req.body`, and `req.validHeaders` and `req.validCookies` (the raw `req.headers` and
+ * `req.cookies` stay as they were, since other code reads them).
+ *
+ * Every part is checked, and all problems are reported at once: the middleware calls
+ * `next(err)` with a `VeloxError` `VELOX_ERR_VALIDATION` (status 400) whose `details.issues` lists
+ * them, and core's default error handler answers `{ statusCode, error, message, code, issues }`.
+ * The handler is not reached. A body that is not JSON is one of those issues; an empty body is
+ * checked as `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import { validate } from '@velox/validate';
+ *
+ * app.post(
+ *   '/users/:id/orders',
+ *   validate({
+ *     params: z.object({ id: z.coerce.number().int() }),
+ *     query: z.object({ dryRun: z.enum(['yes', 'no']).default('no') }),
+ *     body: z.object({ sku: z.string(), qty: z.number().int().positive() }),
+ *   }),
+ *   (req, res) => {
+ *     req.params.id; // number
+ *     req.body.qty; // number
+ *     res.status(201).json({ ok: true });
+ *   },
+ * );
+ * ```
+ */
+export function validate<const S extends ValidationSchemas>(schemas: S): TypedMiddleware<Validated<S>> {
+  const checks = compile(schemas);
+  const n = checks.length;
+  const hasBody = checks[n - 1]!.part === 'body';
+
+  const run = (req: Request, next: Next, body: unknown, badJson: boolean): void => {
+    const outputs: unknown[] = new Array(n);
+    let issues: ValidationIssue[] | undefined;
+    let waiting: number[] | undefined;
+    let promises: Array<Promise<Result>> | undefined;
+    for (let i = 0; i < n; i++) {
+      const check = checks[i]!;
+      let input: unknown;
+      switch (check.part) {
+        case 'params':
+          input = req.params;
+          break;
+        case 'query':
+          input = req.query;
+          break;
+        case 'headers':
+          input = req.headers;
+          break;
+        case 'cookies':
+          input = req.cookies;
+          break;
+        default:
+          if (badJson) {
+            (issues ??= []).push({ in: 'body', path: [], message: 'Body is not valid JSON' });
+            continue;
+          }
+          input = body;
+      }
+      let result: Result | Promise<Result>;
+      try {
+        result = check.standard.validate(input);
+      } catch (err) {
+        // After the body was read we are in a promise callback: a throw would be lost there.
+        next(err);
+        return;
+      }
+      if (typeof (result as Promise<Result>).then === 'function') {
+        (waiting ??= []).push(i);
+        (promises ??= []).push(result as Promise<Result>);
+      } else if ((result as Result).issues) {
+        issues = collect(issues, check.part, (result as StandardSchemaV1.FailureResult).issues);
+      } else {
+        outputs[i] = (result as StandardSchemaV1.SuccessResult<unknown>).value;
+      }
+    }
+    if (promises === undefined) {
+      finish(req, next, outputs, issues);
+      return;
+    }
+    const indexes = waiting!;
+    Promise.all(promises).then((results) => {
+      for (let k = 0; k < results.length; k++) {
+        const i = indexes[k]!;
+        const result = results[k]!;
+        if (result.issues) issues = collect(issues, checks[i]!.part, result.issues);
+        else outputs[i] = result.value;
+      }
+      finish(req, next, outputs, issues);
+    }, next);
+  };
+
+  const finish = (req: Request, next: Next, outputs: unknown[], issues: ValidationIssue[] | undefined): void => {
+    if (issues !== undefined) {
+      issues.sort(byPart);
+      next(new VeloxError(ValidateErrorCodes.VALIDATION, 'Request validation failed', { status: 400, details: { issues } }));
+      return;
+    }
+    const target = req as unknown as Record<string, unknown>;
+    for (let i = 0; i < n; i++) target[checks[i]!.target] = outputs[i];
+    next();
+  };
+
+  const middleware: Middleware = hasBody
+    ? (req, _res, next) => {
+        if (req.body !== undefined) return run(req, next, req.body, false);
+        req.text().then((text) => {
+          if (text === '') return run(req, next, undefined, false);
+          let body: unknown;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            return run(req, next, undefined, true);
+          }
+          run(req, next, body, false);
+        }, next);
+      }
+    : (req, _res, next) => run(req, next, undefined, false);
+  return middleware as TypedMiddleware<Validated<S>>;
+}
+
+function compile(schemas: ValidationSchemas): Check[] {
+  if (schemas === null || typeof schemas !== 'object') {
+    throw invalid('validate() takes an object of schemas, such as validate({ body: z.object({ … }) })');
+  }
+  const known = new Set<string>(PARTS.map(([part]) => part));
+  for (const key of Object.keys(schemas)) {
+    if (!known.has(key)) throw invalid(`validate() has no part "${key}"; the parts are params, query, headers, cookies and body`);
+  }
+  const checks: Check[] = [];
+  for (const [part, target] of PARTS) {
+    const schema = schemas[part] as StandardSchemaV1 | undefined;
+    if (schema === undefined) continue;
+    const standard = (schema as Partial<StandardSchemaV1> | null)?.['~standard'];
+    if (!standard || typeof standard.validate !== 'function') {
+      throw invalid(
+        `validate({ ${part} }) needs a Standard Schema (a Zod, Valibot or ArkType schema, or anything with a "~standard" property); got ${describe(schema)}`,
+      );
+    }
+    checks.push({ part, target, standard });
+  }
+  if (checks.length === 0) throw invalid('validate() needs at least one schema among params, query, headers, cookies and body');
+  return checks;
+}
+
+function collect(
+  into: ValidationIssue[] | undefined,
+  part: ValidationPart,
+  issues: ReadonlyArray<StandardSchemaV1.Issue>,
+): ValidationIssue[] {
+  const out = into ?? [];
+  for (const issue of issues) {
+    const path: Array<string | number> = [];
+    if (issue.path) {
+      for (const segment of issue.path) {
+        const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+        path.push(typeof key === 'number' ? key : String(key));
+      }
+    }
+    out.push({ in: part, path, message: issue.message });
+  }
+  return out;
+}
+
+const ORDER: Record<ValidationPart, number> = { params: 0, query: 1, headers: 2, cookies: 3, body: 4 };
+function byPart(a: ValidationIssue, b: ValidationIssue): number {
+  return ORDER[a.in] - ORDER[b.in];
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'function') return 'a function';
+  return typeof value === 'object' ? 'an object without "~standard"' : typeof value;
+}
+
+function invalid(message: string): VeloxError {
+  return new VeloxError(ValidateErrorCodes.INVALID_OPTION, message);
+}

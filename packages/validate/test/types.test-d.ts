@@ -1,0 +1,78 @@
+import type { Server } from '@velox/core';
+import * as v from 'valibot';
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import { type Validated, validate } from '../src/index.ts';
+
+const app = null as unknown as Server;
+
+describe('validate() types with Zod 4', () => {
+  it('types req.params, req.query and req.body as the schema outputs, with no cast', () => {
+    app.post(
+      '/users/:id',
+      validate({
+        params: z.object({ id: z.coerce.number() }),
+        query: z.object({ page: z.coerce.number().default(1), q: z.string().optional() }),
+        body: z.object({ name: z.string(), tags: z.array(z.string()) }),
+      }),
+      (req, res) => {
+        expectTypeOf(req.params).toEqualTypeOf<{ id: number }>();
+        expectTypeOf(req.query).toEqualTypeOf<{ page: number; q?: string | undefined }>();
+        expectTypeOf(req.body).toEqualTypeOf<{ name: string; tags: string[] }>();
+        // @ts-expect-error: not a field of the body schema
+        req.body.nmae;
+        res.json(req.body.tags.length);
+      },
+    );
+  });
+
+  it('types req.validHeaders and req.validCookies, and leaves the raw ones as they were', () => {
+    app.get(
+      '/h',
+      validate({ headers: z.object({ 'x-count': z.coerce.number() }), cookies: z.object({ theme: z.enum(['dark', 'light']) }) }),
+      (req) => {
+        expectTypeOf(req.validHeaders).toEqualTypeOf<{ 'x-count': number }>();
+        expectTypeOf(req.validCookies).toEqualTypeOf<{ theme: 'dark' | 'light' }>();
+        expectTypeOf(req.headers['x-count']).toEqualTypeOf<string | undefined>();
+      },
+    );
+  });
+
+  it('keeps the params inferred from the pattern when no params schema is given', () => {
+    app.post('/items/:sku', validate({ body: z.object({ qty: z.number() }) }), (req) => {
+      expectTypeOf(req.params).toEqualTypeOf<{ sku: string }>();
+      expectTypeOf(req.body.qty).toBeNumber();
+    });
+  });
+});
+
+describe('validate() types with Valibot', () => {
+  it('types req.params, req.query and req.body as the schema outputs, with no cast', () => {
+    app.put(
+      '/accounts/:id',
+      validate({
+        params: v.object({ id: v.pipe(v.string(), v.transform(Number)) }),
+        query: v.object({ dry: v.optional(v.picklist(['yes', 'no'])) }),
+        body: v.object({ email: v.pipe(v.string(), v.email()), age: v.number() }),
+      }),
+      (req) => {
+        expectTypeOf(req.params).toEqualTypeOf<{ id: number }>();
+        expectTypeOf(req.query).toEqualTypeOf<{ dry?: 'yes' | 'no' | undefined }>();
+        expectTypeOf(req.body).toEqualTypeOf<{ email: string; age: number }>();
+      },
+    );
+  });
+});
+
+describe('Validated', () => {
+  it('lists only the parts given, under the names the handler reads', () => {
+    type Adds = Validated<{ body: z.ZodNumber; cookies: z.ZodObject<{ a: z.ZodString }> }>;
+    expectTypeOf<Adds>().toEqualTypeOf<{ validCookies: { a: string }; body: number }>();
+  });
+
+  it('leaves req.body unknown on routes without validate()', () => {
+    app.post('/raw', (req) => {
+      expectTypeOf(req.body).toEqualTypeOf<unknown>();
+    });
+  });
+});

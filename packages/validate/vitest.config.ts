@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    typecheck: { include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    testTimeout: 15_000,
+    hookTimeout: 15_000,
+    pool: 'forks',
+  },
+});
