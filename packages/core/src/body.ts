@@ -12,6 +12,14 @@ import { ErrorCodes, VeloxError } from './errors.ts';
 /** Bytes queued with no consumer, or not yet taken by a slow stream, before uWS is paused. */
 const HIGH_WATER_MARK = 64 * 1024;
 
+/** What a buffered read resolves with. */
+export const enum As {
+  Buffer = 0,
+  Text = 1,
+  /** Parsed JSON; malformed JSON rejects with a 400. */
+  Json = 2,
+}
+
 const enum Mode {
   Idle = 0,
   Buffer = 1,
@@ -29,7 +37,7 @@ export class Body {
   #mode = Mode.Idle;
   #error: VeloxError | undefined;
   #limit = Infinity;
-  #text = false;
+  #as: As = As.Buffer;
   #resolve: ((value: any) => void) | undefined;
   #reject: ((err: unknown) => void) | undefined;
   #stream: Readable | undefined;
@@ -41,15 +49,21 @@ export class Body {
     ures.onData((chunk, isLast) => this.#onData(chunk, isLast));
   }
 
-  /** Reads the whole body as a Buffer, or as a string when `text` is true. */
-  read(limit: number, text: boolean): Promise<any> {
+  /** Reads the whole body, as a Buffer, a string or parsed JSON. */
+  read(limit: number, as: As): Promise<any> {
     if (this.#mode !== Mode.Idle) return Promise.reject(consumed());
     this.#mode = Mode.Buffer;
     if (this.#error) return Promise.reject(this.#error);
     this.#limit = limit;
-    this.#text = text;
+    this.#as = as;
     if (this.expectedLength > limit || this.#received > limit) return Promise.reject(this.#overflow());
-    if (this.#done) return Promise.resolve(this.#concat());
+    if (this.#done) {
+      try {
+        return Promise.resolve(this.#convert(this.#concat()));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     this.#resume();
     return new Promise((resolve, reject) => {
       this.#resolve = resolve;
@@ -120,7 +134,7 @@ export class Body {
       if (mode === Mode.Buffer && isLast && this.#chunks.length === 0) {
         this.#done = true;
         const view = Buffer.from(ab, 0, length);
-        return this.#settle(this.#text ? view.toString('utf8') : Buffer.from(view));
+        return this.#settle(this.#as === As.Buffer ? Buffer.from(view) : view);
       }
       const chunk = Buffer.from(new Uint8Array(ab));
       if (mode === Mode.Stream) {
@@ -138,16 +152,31 @@ export class Body {
     }
   }
 
-  #concat(): Buffer | string {
+  #concat(): Buffer {
     const chunks = this.#chunks;
     const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     this.#chunks = [];
-    return this.#text ? all.toString('utf8') : all;
+    return all;
   }
 
-  #settle(value: Buffer | string): void {
+  /** Turns the bytes into what the reader asked for; may throw on malformed JSON. */
+  #convert(bytes: Buffer): unknown {
+    if (this.#as === As.Buffer) return bytes;
+    const text = bytes.toString('utf8');
+    return this.#as === As.Text ? text : parseJson(text);
+  }
+
+  /** Settles the pending read; `bytes` may be a view of uWS's buffer, so it is converted now. */
+  #settle(bytes: Buffer): void {
     const resolve = this.#resolve;
+    const reject = this.#reject;
     this.#resolve = this.#reject = undefined;
+    let value: unknown;
+    try {
+      value = this.#convert(bytes);
+    } catch (err) {
+      return reject?.(err);
+    }
     resolve?.(value);
   }
 
@@ -176,6 +205,18 @@ export class Body {
     if (!this.#paused) return;
     this.#paused = false;
     this.#ures.resume();
+  }
+}
+
+/** Parses JSON, answering 400 for a malformed or empty body. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new VeloxError(ErrorCodes.BAD_JSON, text === '' ? 'Body is empty, expected JSON' : 'Body is not valid JSON', {
+      status: 400,
+      cause,
+    });
   }
 }
 

@@ -3,13 +3,14 @@
  * uWS's HttpRequest; if the handler goes async, what it may still need is copied once before
  * the callback returns (uWS's HttpRequest lives on the stack of that callback).
  */
-import { parse as parseQuery } from 'node:querystring';
 import { Readable, type Writable } from 'node:stream';
 import { parse as parseCookie } from 'cookie';
 import { unsign } from 'cookie-signature';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import { Body } from './body.ts';
+import { As, Body } from './body.ts';
+import { Bag } from './bag.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
 import { kConfig } from './symbols.ts';
@@ -19,7 +20,7 @@ export type Query = Record<string, string | string[] | undefined>;
 /** Request headers, with lower-case names. Repeated headers are joined with `, ` (cookies with `; `). */
 export type Headers = Record<string, string | undefined>;
 
-const EMPTY_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
+const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
 
 /**
  * The incoming HTTP request, handed to every middleware and handler.
@@ -105,7 +106,7 @@ export class Request<Params = Record<string, string>> {
   get query(): Query {
     if (this.#query) return this.#query;
     const raw = this.rawQuery;
-    return (this.#query = raw ? (parseQuery(raw) as Query) : Object.create(null));
+    return (this.#query = raw ? parseQuery(raw) : new Bag<string>());
   }
   set query(value: Query) {
     this.#query = value;
@@ -114,11 +115,11 @@ export class Request<Params = Record<string, string>> {
   /** All headers, lower-case names. */
   get headers(): Headers {
     if (this.#headers) return this.#headers;
-    const headers: Headers = Object.create(null);
-    this.#live().forEach((key, value) => {
-      const prev = headers[key];
-      headers[key] = prev === undefined ? value : `${prev}${key === 'cookie' ? '; ' : ', '}${value}`;
-    });
+    const ureq = this.#live();
+    collecting = new Bag<string>();
+    ureq.forEach(collect);
+    const headers = collecting;
+    collecting = undefined;
     return (this.#headers = headers);
   }
 
@@ -148,7 +149,7 @@ export class Request<Params = Record<string, string>> {
   get cookies(): Record<string, string> {
     if (this.#cookies) return this.#cookies;
     const header = this.get('cookie');
-    return (this.#cookies = header ? (parseCookie(header) as Record<string, string>) : Object.create(null));
+    return (this.#cookies = header ? (parseCookie(header) as Record<string, string>) : new Bag<string>());
   }
 
   /**
@@ -158,7 +159,7 @@ export class Request<Params = Record<string, string>> {
   get signedCookies(): Record<string, string | false> {
     if (this.#signedCookies) return this.#signedCookies;
     const secrets = this.server[kConfig].secrets;
-    const out: Record<string, string | false> = Object.create(null);
+    const out = new Bag<string | false>();
     const cookies = this.cookies;
     for (const name in cookies) {
       const value = cookies[name]!;
@@ -232,7 +233,7 @@ export class Request<Params = Record<string, string>> {
    * ```
    */
   text(): Promise<string> {
-    return this.#readBody(true);
+    return this.#readBody(As.Text);
   }
 
   /**
@@ -243,7 +244,7 @@ export class Request<Params = Record<string, string>> {
    * ```
    */
   buffer(): Promise<Buffer> {
-    return this.#readBody(false);
+    return this.#readBody(As.Buffer);
   }
 
   /**
@@ -253,16 +254,8 @@ export class Request<Params = Record<string, string>> {
    * app.post('/json', async (req, res) => res.json(await req.json()));
    * ```
    */
-  async json<T = any>(): Promise<T> {
-    const text: string = await this.#readBody(true);
-    try {
-      return JSON.parse(text) as T;
-    } catch (cause) {
-      throw new VeloxError(ErrorCodes.BAD_JSON, text === '' ? 'Body is empty, expected JSON' : 'Body is not valid JSON', {
-        status: 400,
-        cause,
-      });
-    }
+  json<T = any>(): Promise<T> {
+    return this.#readBody(As.Json);
   }
 
   /**
@@ -273,13 +266,13 @@ export class Request<Params = Record<string, string>> {
    * ```
    */
   async urlencoded(): Promise<Query> {
-    const text: string = await this.#readBody(true);
+    const text: string = await this.#readBody(As.Text);
     try {
       decodeURIComponent(text.replace(/\+/g, ' '));
     } catch (cause) {
       throw new VeloxError(ErrorCodes.BAD_ENCODING, 'Body has a malformed percent-escape', { status: 400, cause });
     }
-    return parseQuery(text) as Query;
+    return parseQuery(text);
   }
 
   /**
@@ -325,10 +318,11 @@ export class Request<Params = Record<string, string>> {
     return this.stream()[Symbol.asyncIterator]();
   }
 
-  #readBody(text: boolean): Promise<any> {
+  #readBody(as: As): Promise<any> {
     const body = this.#getBody();
-    if (!body) return Promise.resolve(text ? '' : Buffer.alloc(0));
-    return body.read(this.server[kConfig].maxBodyLength, text);
+    if (body) return body.read(this.server[kConfig].maxBodyLength, as);
+    if (as === As.Json) return Promise.reject(new VeloxError(ErrorCodes.BAD_JSON, 'Body is empty, expected JSON', { status: 400 }));
+    return Promise.resolve(as === As.Text ? '' : Buffer.alloc(0));
   }
 
   #getBody(): Body | null {
@@ -387,13 +381,17 @@ export class Request<Params = Record<string, string>> {
     this.#rawQuery ??= ureq.getQuery() ?? '';
     if (!this.#headers) this.headers;
     if (this.#body === undefined) this.#startBody();
-    if (this.#remote === undefined) this.socketAddress;
     this.#ureq = null;
   }
 
   /** @internal The response is ending: drop any unread body (uWS's request stays readable until the callback returns). */
   _end(): void {
     if (this.#body) this.#body.discard();
+  }
+
+  /** @internal Keep the client address for readers after the response ended (uWS forgets it then). */
+  _keepAddress(): void {
+    if (this.#remote === undefined && !this.res.finished && !this.res.aborted) this.socketAddress;
   }
 
   /** @internal The client went away. */
@@ -406,6 +404,14 @@ export class Request<Params = Record<string, string>> {
   get _overflowed(): boolean {
     return this.#body?.overflowed === true;
   }
+}
+
+let collecting: Headers | undefined;
+/** uWS's forEach callback: one module-level function, so copying headers allocates no closure. */
+function collect(key: string, value: string): void {
+  const headers = collecting!;
+  const prev = headers[key];
+  headers[key] = prev === undefined ? value : `${prev}${key === 'cookie' ? '; ' : ', '}${value}`;
 }
 
 const decoder = new TextDecoder();

@@ -8,10 +8,11 @@ import { serialize as serializeCookie, type SerializeOptions } from 'cookie';
 import { sign } from 'cookie-signature';
 import type { HttpResponse, us_socket_context_t } from 'uWebSockets.js';
 import { LazyEmitter } from './emitter.ts';
+import { Bag } from './bag.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
-import { kConfig, kContext } from './symbols.ts';
+import { kConfig, kContext, kHooks } from './symbols.ts';
 
 /** Options of {@link Response.cookie}. */
 export interface CookieOptions extends Omit<SerializeOptions, 'encode' | 'maxAge'> {
@@ -70,8 +71,6 @@ function statusLine(code: number): string {
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// Any control character but horizontal tab, and DEL: CR and LF above all.
-const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 const TYPES: Record<string, string> = {
   json: 'application/json; charset=utf-8',
@@ -213,7 +212,7 @@ export class Response extends LazyEmitter {
     if (this.#headersSent) throw headersSent();
     const key = checkName(name);
     const checked = Array.isArray(value) ? value.map((v) => checkValue(name, v)) : checkValue(name, value);
-    (this.#headers ??= Object.create(null) as Record<string, HeaderValue>)[key] = checked;
+    (this.#headers ??= new Bag<HeaderValue>())[key] = checked;
     return this;
   }
 
@@ -314,7 +313,7 @@ export class Response extends LazyEmitter {
   send(body?: unknown): this {
     if (typeof body === 'string') {
       if (this.#headers === null || this.#headers['content-type'] === undefined) {
-        (this.#headers ??= Object.create(null) as Record<string, HeaderValue>)['content-type'] = TYPES.text!;
+        (this.#headers ??= new Bag<HeaderValue>())['content-type'] = TYPES.text!;
       }
       this.#end(body);
     } else if (body === undefined || body === null) {
@@ -338,7 +337,7 @@ export class Response extends LazyEmitter {
   json(value: unknown): this {
     const text = JSON.stringify(value);
     if (this.#headers === null || this.#headers['content-type'] === undefined) {
-      (this.#headers ??= Object.create(null) as Record<string, HeaderValue>)['content-type'] = TYPES.json!;
+      (this.#headers ??= new Bag<HeaderValue>())['content-type'] = TYPES.json!;
     }
     this.#end(text ?? 'null');
     return this;
@@ -662,6 +661,7 @@ export class Response extends LazyEmitter {
   /** Hooks that may still change headers, then let go of the request's body. */
   #beforeEnd(): void {
     if (!this.#headersSent) this.server._beforeHead(this.req, this);
+    if (this.server[kHooks].onResponse.length > 0 || this._hasListeners) this.req._keepAddress();
     this.req._end();
   }
 
@@ -745,16 +745,32 @@ export class Response extends LazyEmitter {
   }
 }
 
+// Header names repeat from request to request: remember the ones already checked.
+const checkedNames = new Map<string, string>();
+
 function checkName(name: string): string {
+  const known = checkedNames.get(name);
+  if (known !== undefined) return known;
   if (typeof name !== 'string' || !TOKEN.test(name)) {
     throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid header name: ${JSON.stringify(name)}`, { status: 500 });
   }
-  return name.toLowerCase();
+  const lower = name.toLowerCase();
+  if (checkedNames.size < 1000) checkedNames.set(name, lower);
+  return lower;
+}
+
+/** True when a value holds no control character but tab (so no CR or LF). */
+function safeValue(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c < 32 && c !== 9) || c === 127) return false;
+  }
+  return true;
 }
 
 function checkValue(name: string, value: string | number): string {
   const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || BAD_VALUE.test(text)) {
+  if (typeof text !== 'string' || !safeValue(text)) {
     throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid value for header ${name}: it contains CR, LF or another control character`, {
       status: 500,
     });
