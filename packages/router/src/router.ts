@@ -22,7 +22,14 @@ import {
 } from './paths.ts';
 import type { RouterHandler } from './types.ts';
 
-/** Options of {@link Router}. */
+/**
+ * Options of {@link Router}.
+ *
+ * @example
+ * ```ts
+ * const legacy = new Router({ caseSensitive: false, strict: true });
+ * ```
+ */
 export interface RouterOptions {
   /**
    * Match the literal segments of this router's patterns case-sensitively, as uWS does natively.

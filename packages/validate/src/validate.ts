@@ -27,6 +27,15 @@ declare module '@velox/core' {
 /**
  * The schemas `validate()` takes, one per part of the request, each optional. Any validator
  * implementing Standard Schema v1 works: Zod (3.24+ and 4), Valibot (1.0+), ArkType (2.0+).
+ *
+ * @example
+ * ```ts
+ * const schemas = {
+ *   params: v.object({ id: v.pipe(v.string(), v.transform(Number)) }),
+ *   headers: v.object({ 'x-api-key': v.string() }),
+ * } satisfies ValidationSchemas;
+ * app.get('/keys/:id', validate(schemas), (req, res) => res.json({ id: req.params.id }));
+ * ```
  */
 export interface ValidationSchemas {
   /** Checks `req.params` (decoded strings); the output replaces `req.params`. */
