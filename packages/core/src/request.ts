@@ -343,7 +343,7 @@ export class Request<Params = Record<string, string>> {
 
   #trusted(): boolean {
     const trust = this.server[kConfig].trust;
-    return trust !== undefined && trust(this.socketAddress, 0);
+    return trust?.(this.socketAddress, 0) === true;
   }
 
   /** The socket address, then the X-Forwarded-For hops from closest to farthest, while trusted. */

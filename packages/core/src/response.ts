@@ -124,7 +124,6 @@ export class Response extends LazyEmitter {
   #close: boolean;
   #locals: Record<string, unknown> | undefined;
   #onWritable: ((offset: number) => boolean) | undefined;
-  #streaming: boolean;
 
   /** @internal Built by the server for each request. */
   constructor(server: Server, ures: HttpResponse, head: boolean) {
@@ -140,7 +139,6 @@ export class Response extends LazyEmitter {
     this.#close = false;
     this.#locals = undefined;
     this.#onWritable = undefined;
-    this.#streaming = false;
   }
 
   /** Per-request values for templates and later middlewares. */
@@ -479,14 +477,12 @@ export class Response extends LazyEmitter {
         source.destroy();
         return this.aborted ? resolve() : reject(headersSent());
       }
-      this.#streaming = true;
       let sent = 0;
       let settled = false;
       const finish = (err?: unknown) => {
         if (settled) return;
         settled = true;
-        this.#streaming = false;
-        this.off('close', onClose);
+            this.off('close', onClose);
         if (err) reject(err);
         else resolve();
       };

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proxyAddr from 'proxy-addr';
 import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocketBehavior } from 'uWebSockets.js';
-import { type ChainFn, type Fail, notFound, run } from './compose.ts';
+import { type ChainFn, type Fail, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
@@ -551,7 +551,6 @@ export class Server {
 
   /** The function uWS calls for one route. */
   #dispatcher(method: Method, pattern: string, names: string[], chain: ChainFn[], fail: Fail, head: boolean) {
-    const server = this;
     const fixedMethod = method === 'ANY' ? undefined : method;
     const wildcard = pattern.endsWith('/*') ? pattern.length - 1 : -1;
     const hasParams = names.length > 0 || wildcard >= 0;
@@ -562,10 +561,10 @@ export class Server {
         m = ureq.getCaseSensitiveMethod().toUpperCase();
         isHead = m === 'HEAD';
       }
-      const res = new Response(server, ures, isHead);
-      const req = new Request(server, ureq, ures, res, m);
+      const res = new Response(this, ures, isHead);
+      const req = new Request(this, ureq, ures, res, m);
       res.req = req;
-      if (server.#closing) res._closeAfter();
+      if (this.#closing) res._closeAfter();
       if (hasParams) {
         const params = readParams(ureq, names, wildcard);
         if (params === undefined) {
@@ -584,8 +583,8 @@ export class Server {
       // The handler went async: uWS needs an abort handler now, and its request dies on return.
       res._detach();
       req._detach();
-      ures.onAborted(() => server.#abort(req, res));
-      server.#inflight.add(res);
+      ures.onAborted(() => this.#abort(req, res));
+      this.#inflight.add(res);
     };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { type Middleware, type ParamsOf, Server, type TypedMiddleware } from '../src/index.ts';
+import type { Middleware, ParamsOf, Server, TypedMiddleware } from '../src/index.ts';
 
 declare module '../src/index.ts' {
   interface Request {
