@@ -17,8 +17,8 @@ export function run(chain: readonly ChainFn[], i: number, req: Request, res: Res
   let result: unknown;
   if (i === chain.length - 1) {
     // Only a handler that declares `next` gets one: a next() from the last function means
-    // nothing answered, which is a 404.
-    const next = fn.length > 2 ? (err?: unknown) => fail(err ?? notFound(), req, res) : noNext;
+    // nothing answered, so the request goes to the not-found handler.
+    const next = fn.length > 2 ? (err?: unknown) => fail(err ?? FALL_THROUGH, req, res) : noNext;
     try {
       result = fn(req, res, next);
     } catch (err) {
@@ -45,7 +45,5 @@ export function run(chain: readonly ChainFn[], i: number, req: Request, res: Res
 
 function noNext(): void {}
 
-/** The error a chain ends with when its last function calls `next()`. */
-export function notFound(): VeloxError {
-  return new VeloxError(ErrorCodes.NOT_FOUND, 'Not Found', { status: 404 });
-}
+/** Passed to `fail` when the last function of a chain calls `next()`: nothing answered. */
+export const FALL_THROUGH: unique symbol = Symbol('velox.fallThrough');

@@ -86,8 +86,6 @@ export const ErrorCodes = {
   UWS_FALLBACK: 'VELOX_ERR_UWS_FALLBACK',
   /** Start-up: the server could not listen on the port or socket path. */
   LISTEN_FAILED: 'VELOX_ERR_LISTEN_FAILED',
-  /** 404: no route matched (the default not-found handler). */
-  NOT_FOUND: 'VELOX_ERR_NOT_FOUND',
 } as const;
 
 /** One of the values of {@link ErrorCodes}. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proxyAddr from 'proxy-addr';
 import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocketBehavior } from 'uWebSockets.js';
-import { type ChainFn, type Fail, run } from './compose.ts';
+import { type ChainFn, FALL_THROUGH, type Fail, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
@@ -262,6 +262,12 @@ export class Server {
     if (this.#routes.has(key)) {
       throw new VeloxError(ErrorCodes.DUPLICATE_ROUTE, `${route.method} ${route.path} is already registered`);
     }
+    if (key === 'ANY /*' && this.#mounted) {
+      throw new VeloxError(
+        ErrorCodes.DUPLICATE_ROUTE,
+        'ANY /* is the not-found route once the server listens; register your catch-all before listen(), or use setNotFoundHandler()',
+      );
+    }
     this.#routes.set(key, route);
     for (const hook of this[kHooks].onRoute) hook(route);
     if (this.#mounted) this.#mount(route);
@@ -471,6 +477,24 @@ export class Server {
     for (const hook of this[kHooks].onClose) await hook(this);
   }
 
+  /**
+   * Answers a request with the not-found handler, for a route that found nothing to do
+   * (a router's catch-all, say). A handler that calls `next()` ends up here too.
+   * @example
+   * ```ts
+   * app.get('/files/*', (req, res) => (exists(req.params['*']) ? serve(req, res) : app.notFound(req, res)));
+   * ```
+   */
+  notFound(req: Request, res: Response): void {
+    const fail = this.#fail([]);
+    try {
+      const result: unknown = this.#notFoundHandler(req, res);
+      if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(undefined, (err: unknown) => fail(err, req, res));
+    } catch (err) {
+      fail(err, req, res);
+    }
+  }
+
   /** @internal Runs onSend hooks; a hook that throws is logged and skipped. */
   _beforeHead(req: Request, res: Response): void {
     const hooks = this[kHooks].onSend;
@@ -510,6 +534,8 @@ export class Server {
     for (const route of this.#routes.values()) this.#mount(route);
     for (const register of this.#wsRoutes) register();
     this.#wsRoutes = [];
+    // A user's own ANY /* is the fall-through then (uWS allows one handler per pattern).
+    if (this.#routes.has('ANY /*')) return;
     const notFound: ChainFn = (req, res) => this.#notFoundHandler(req, res);
     const chain = this.#chainFor('/*', [notFound]);
     this.#app.any('/*', this.#dispatcher('ANY', '/*', [], chain, this.#fail([]), false));
@@ -597,6 +623,7 @@ export class Server {
   /** Error path for one route: its own error handlers first, then the server's. */
   #fail(scoped: Array<ErrorHandler<any, any>>): Fail {
     return (err, req, res) => {
+      if (err === FALL_THROUGH) return this.notFound(req, res);
       for (const hook of this[kHooks].onError) {
         try {
           hook(err, req, res);

@@ -73,11 +73,28 @@ describe('Server routes', () => {
     expect(await (await fetch(`${second.url}/zz`)).text()).toBe('no /zz');
   });
 
-  it('treats a handler calling next() as not found', async () => {
+  it('hands a request to the not-found handler when a handler calls next(), or through notFound()', async () => {
     const app = server();
+    app.setNotFoundHandler((req, res) => res.status(404).send(`custom ${req.path}`));
     app.get('/pass', (req, res, next) => next());
+    app.get('/files/*', (req, res) => (req.params['*'] === 'ok' ? res.send('file') : app.notFound(req, res)));
     const { url } = await start(app);
-    expect((await fetch(`${url}/pass`)).status).toBe(404);
+    const r = await fetch(`${url}/pass`);
+    expect([r.status, await r.text()]).toEqual([404, 'custom /pass']);
+    expect(await (await fetch(`${url}/files/ok`)).text()).toBe('file');
+    expect(await (await fetch(`${url}/files/nope`)).text()).toBe('custom /files/nope');
+  });
+
+  it("lets a user's any('/*') be the catch-all, and refuses one after listen", async () => {
+    const app = server();
+    app.get('/a', (req, res) => res.send('a'));
+    app.any('/*', (req, res) => res.status(404).send(`mine ${req.method}`));
+    const { url } = await start(app);
+    expect(await (await fetch(`${url}/a`)).text()).toBe('a');
+    expect(await (await fetch(`${url}/zzz`, { method: 'DELETE' })).text()).toBe('mine DELETE');
+    const late = server();
+    await start(late);
+    expect(() => late.any('/*', (req, res) => res.send('x'))).toThrow(/not-found route/);
   });
 
   it('runs path-scoped middleware only under its prefix, even for param routes', async () => {
