@@ -26,7 +26,10 @@ export const RouterErrorCodes = {
   MOUNTED: 'VELOX_ERR_ROUTER_MOUNTED',
   /** A router was nested inside itself, directly or through other routers. */
   CYCLE: 'VELOX_ERR_ROUTER_CYCLE',
-  /** A router that needs a catch-all route (not-found handler, `caseSensitive: false`) was mounted at the root. */
+  /**
+   * A router that needs a catch-all route (not-found handler, `caseSensitive: false`) reached the
+   * root when core could not take its `ANY /*`: after `listen()`, or with another catch-all there.
+   */
   ROOT_CATCH_ALL: 'VELOX_ERR_ROUTER_ROOT_CATCH_ALL',
 } as const;
 
@@ -34,6 +37,6 @@ export const RouterErrorCodes = {
 export type RouterErrorCode = (typeof RouterErrorCodes)[keyof typeof RouterErrorCodes];
 
 /** @internal */
-export function routerError(code: RouterErrorCode, message: string): VeloxError {
-  return new VeloxError(code, message);
+export function routerError(code: RouterErrorCode, message: string, cause?: unknown): VeloxError {
+  return new VeloxError(code, message, { cause });
 }

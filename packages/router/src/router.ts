@@ -4,7 +4,17 @@
  * the middlewares that apply to it (outer routers first), then its own functions. Nothing is
  * walked per request, so a route three routers deep costs what a flat one does.
  */
-import type { ErrorHandler, Handler, Method, Middleware, Mountable, RouteInfo, Server } from '@velox/core';
+import {
+  type ErrorHandler,
+  ErrorCodes,
+  type Handler,
+  type Method,
+  type Middleware,
+  type Mountable,
+  type RouteDefinition,
+  type RouteInfo,
+  type Server,
+} from '@velox/core';
 import { RouterErrorCodes, routerError } from './errors.ts';
 import {
   FoldTable,
@@ -226,7 +236,8 @@ export class Router<Base extends object = {}> implements Mountable {
 
   /**
    * Answers the paths under this router's prefix that no route matches (and methods no route
-   * takes). The router's middlewares run first. The router must be mounted under a prefix.
+   * takes). The router's middlewares run first. It can be mounted at the root too, before
+   * `listen()`: it then answers the paths no route takes, in place of the server's not-found handler.
    * @example
    * ```ts
    * api.setNotFoundHandler((req, res) => res.status(404).json({ error: `No ${req.method} ${req.path}` }));
@@ -295,9 +306,10 @@ export class Router<Base extends object = {}> implements Mountable {
     if (child === this || child.#contains(this)) {
       throw routerError(RouterErrorCodes.CYCLE, 'A router cannot be nested inside itself, directly or through other routers');
     }
-    const entry: ChildEntry = { kind: 'child', segments, router: child };
-    this.#entries.push(entry);
+    // Placed first, so that a mount refused by the server (a catch-all at the root after
+    // listen(), say) does not leave the router listed as nested.
     for (const place of this.#places) child.#place(place.server, [...place.segments, ...segments], place);
+    this.#entries.push({ kind: 'child', segments, router: child });
   }
 
   #contains(router: Router<any>): boolean {
@@ -376,17 +388,11 @@ export class Router<Base extends object = {}> implements Mountable {
   /**
    * Registers `ANY <prefix>/*` (case-folding redirects, then the not-found handler) and, with a
    * not-found handler, `ANY <prefix>` itself. uWS prefers literal and parameter routes to a
-   * wildcard, and a method to ANY, so these only see what no route of the router takes.
+   * wildcard, and a method to ANY, so these only see what no route of the router takes. At the
+   * root, `ANY /*` takes the place of core's own not-found route, which core allows before listen().
    */
   #registerCatchAll(place: Place, parent: Place | undefined): void {
     const path = toPath(place.segments);
-    if (place.segments.length === 0) {
-      throw routerError(
-        RouterErrorCodes.ROOT_CATCH_ALL,
-        'A router with a not-found handler or caseSensitive: false needs a catch-all route under its prefix, but at the root ' +
-          "core's own not-found route holds /*: mount it under a prefix (app.use('/api', router)), or use app.setNotFoundHandler() at the root",
-      );
-    }
     if (parent?.catchAlls.some((c) => c.path === path)) {
       // Nested without a prefix in a router that has a catch-all there already: share it.
       if (this.#notFoundHandler) {
@@ -398,7 +404,6 @@ export class Router<Base extends object = {}> implements Mountable {
       return;
     }
     const catchAll: CatchAll = { path, table: new FoldTable(), notFound: place.notFound };
-    place.catchAlls = [...place.catchAlls, catchAll];
     const errorHandlers = place.errorHandlers.length > 0 ? place.errorHandlers : undefined;
     const table = catchAll.table;
     const redirect: Fn = (req, res, next) => {
@@ -410,16 +415,19 @@ export class Router<Base extends object = {}> implements Mountable {
     const notFound = catchAll.notFound;
     const last: Fn = notFound
       ? (req, res) => notFound(req, res)
-      : (_req, _res, next) => next(); // core answers a next() from the last function with its 404 error
+      : (_req, _res, next) => next(); // from the last function, core hands the request to the server's not-found handler
     const own = this.#keys;
     if (!own.has('ANY /*')) {
       const wildcard = [...place.segments, { text: '*', fold: false, lower: '*' }];
       const handlers = [redirect, ...this.#chain(place, wildcard, [last])];
-      place.server.addRoute({ method: 'ANY', path: `${path}/*`, handlers, errorHandlers });
+      const route = { method: 'ANY' as const, path: toPath(wildcard), handlers, errorHandlers };
+      if (place.segments.length > 0) place.server.addRoute(route);
+      else addRootCatchAll(place.server, route);
     }
     if (this.#notFoundHandler && !own.has('ANY /')) {
       place.server.addRoute({ method: 'ANY', path, handlers: this.#chain(place, place.segments, [last]), errorHandlers });
     }
+    place.catchAlls = [...place.catchAlls, catchAll];
   }
 
   #list(prefix: readonly Segment[], out: RouteInfo[]): void {
@@ -490,4 +498,27 @@ export class Route<Path extends string, Base extends object = {}> {
 
 function invalid(message: string) {
   return routerError(RouterErrorCodes.INVALID_OPTION, message);
+}
+
+/**
+ * Registers a router's `ANY /*`, which replaces core's not-found route. Core refuses it after
+ * listen() (uWS is already routing) and when the server has an `ANY /*` already: say why, in
+ * the router's terms.
+ */
+function addRootCatchAll(server: Server, route: RouteDefinition): void {
+  try {
+    server.addRoute(route);
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code !== ErrorCodes.DUPLICATE_ROUTE) throw err;
+    const taken = server.routes().some((r) => r.method === 'ANY' && r.path === '/*');
+    const why = taken
+      ? "the server has one already (app.any('/*'), or another such router at the root): keep one catch-all at the root"
+      : 'at the root it replaces the server\'s not-found route, which can only happen before listen(): mount or nest the router before listen()';
+    throw routerError(
+      RouterErrorCodes.ROOT_CATCH_ALL,
+      `A router with a not-found handler or caseSensitive: false needs the catch-all route ANY /*, and ${why}, ` +
+        "or mount it under a prefix (app.use('/api', router))",
+      err,
+    );
+  }
 }
