@@ -1,11 +1,1 @@
-import { defineConfig } from 'vitest/config';
-
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    typecheck: { include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
-    testTimeout: 15_000,
-    hookTimeout: 15_000,
-    pool: 'forks',
-  },
-});
+export { default } from '../../vitest.shared.ts';
