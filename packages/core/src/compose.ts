@@ -14,33 +14,37 @@ export type Fail = (err: unknown, req: Request, res: Response) => void;
 /** Runs `chain[i]` and what follows it; errors of every kind go to `fail`. */
 export function run(chain: readonly ChainFn[], i: number, req: Request, res: Response, fail: Fail): void {
   const fn = chain[i]!;
+  const last = i === chain.length - 1;
+  // Only a last function that declares `next` gets one: a next() from it means nothing
+  // answered, so the request goes to the not-found handler.
+  const next = last ? (fn.length > 2 ? fallThrough(req, res, fail) : noNext) : nextOf(chain, i, req, res, fail);
   let result: unknown;
-  if (i === chain.length - 1) {
-    // Only a handler that declares `next` gets one: a next() from the last function means
-    // nothing answered, so the request goes to the not-found handler.
-    const next = fn.length > 2 ? (err?: unknown) => fail(err ?? FALL_THROUGH, req, res) : noNext;
-    try {
-      result = fn(req, res, next);
-    } catch (err) {
-      return fail(err, req, res);
-    }
-  } else {
-    let called = false;
-    const next = (err?: unknown): void => {
-      if (called) return fail(new VeloxError(ErrorCodes.NEXT_TWICE, 'next() was called twice by one middleware'), req, res);
-      called = true;
-      if (err !== undefined && err !== null) return fail(err, req, res);
-      run(chain, i + 1, req, res, fail);
-    };
-    try {
-      result = fn(req, res, next);
-    } catch (err) {
-      return fail(err, req, res);
-    }
+  try {
+    result = fn(req, res, next);
+  } catch (err) {
+    return fail(err, req, res);
   }
   if (result !== undefined && typeof (result as Promise<unknown>).then === 'function') {
     (result as Promise<unknown>).then(undefined, (err: unknown) => fail(err, req, res));
   }
+}
+
+// The closures below are returned, never assigned to a name: tools that keep function names
+// (esbuild's keepNames, used by tsx) would otherwise wrap each one in a defineProperty call.
+
+/** The `next` handed to `chain[i]`: runs `chain[i + 1]` once; a second call is an error. */
+function nextOf(chain: readonly ChainFn[], i: number, req: Request, res: Response, fail: Fail): (err?: unknown) => void {
+  let called = false;
+  return (err?: unknown) => {
+    if (called) return fail(new VeloxError(ErrorCodes.NEXT_TWICE, 'next() was called twice by one middleware'), req, res);
+    called = true;
+    if (err !== undefined && err !== null) return fail(err, req, res);
+    run(chain, i + 1, req, res, fail);
+  };
+}
+
+function fallThrough(req: Request, res: Response, fail: Fail): (err?: unknown) => void {
+  return (err?: unknown) => fail(err ?? FALL_THROUGH, req, res);
 }
 
 function noNext(): void {}
