@@ -37,7 +37,7 @@ export const SCENARIOS = [
   {
     name: 'query',
     summary:
-      'GET /id/:id?name=… reads one path parameter and one query parameter, answers `${id} ${name}` and sets the header `x-powered: velox-bench`.',
+      'GET /id/:id?name=… reads one path parameter and one query parameter, answers `<id> <name>` and sets the header `x-powered: velox-bench`.',
     request: { method: 'GET', path: '/id/123?name=velox' },
     expect: { status: 200, body: '123 velox', headers: { 'x-powered': 'velox-bench' } },
     extraChecks: [

@@ -7,16 +7,26 @@ export function median(values) {
   return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
-/** Fills `row.median` from the row's successful rounds. */
+/**
+ * Fills `row.median` from the row's successful rounds. Rounds flagged as
+ * disturbed by other load are left out as long as at least half of the rounds
+ * are clean; otherwise all rounds are used (and the table says so).
+ */
 export function summarizeRow(row) {
   const ok = row.rounds.filter((r) => !r.error);
+  const clean = ok.filter((r) => !r.disturbed);
+  const used = clean.length > 0 && clean.length * 2 >= ok.length ? clean : ok;
   row.median = {
-    rps: median(ok.map((r) => r.rps)),
-    p50Ms: median(ok.map((r) => r.p50Ms)),
-    p99Ms: median(ok.map((r) => r.p99Ms)),
-    rssMiB: median(ok.map((r) => r.rssMiB)),
+    rps: median(used.map((r) => r.rps)),
+    p50Ms: median(used.map((r) => r.p50Ms)),
+    p99Ms: median(used.map((r) => r.p99Ms)),
+    rssMiB: median(used.map((r) => r.rssMiB)),
   };
+  const rps = used.map((r) => r.rps).filter(Number.isFinite);
+  row.spread = rps.length ? { minRps: Math.min(...rps), maxRps: Math.max(...rps) } : null;
   row.roundsOk = ok.length;
+  row.roundsUsed = used.length;
+  row.usesDisturbed = used.some((r) => r.disturbed);
   return row;
 }
 
@@ -34,6 +44,11 @@ const fmtRps = (x) => (Number.isFinite(x) ? int.format(x) : '–');
 const fmtMs = (x) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(2) : x.toFixed(1)} ms` : '–');
 const fmtMiB = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
 const fmtRatio = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : `${x.toFixed(2)}×`);
+const fmtCores = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+const fmtSpread = (row) =>
+  row.spread && Number.isFinite(row.median.rps) && row.median.rps > 0
+    ? `${Math.round((row.spread.minRps / row.median.rps) * 100)}–${Math.round((row.spread.maxRps / row.median.rps) * 100)}`
+    : '–';
 const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function rowStatusText(row) {
@@ -78,7 +93,17 @@ export function renderMarkdown(results) {
     '- Before load, the answer is checked once (status, body, required headers); a wrong answer stops that framework for that scenario and is reported as an error.',
     `- Warm-up: ${config.warmupSeconds} s of the same load, not recorded. Measurement: ${config.durationSeconds} s with \`wrk --latency\`.`,
     `- ${config.rounds} round(s) per scenario; the order of the frameworks is rotated each round so that none always goes first.`,
-    '- Tables show the median over rounds of each figure. Ratio = median req/s divided by the raw uWebSockets.js median for the same scenario. p50/p99 are wrk\'s latency percentiles (median over rounds). RSS is the server\'s VmRSS read just after the measured load.',
+    `- Contention guard: before each server starts, the runner waits (up to ${config.quietWaitSeconds} s) for the machine to be idle; while wrk runs it adds up the CPU time of every other process. A measurement during which other processes used more than ${config.maxBackgroundCores} of a core is repeated (up to ${config.retries} times); if all attempts were disturbed, the least disturbed is kept and flagged.`,
+    '- Tables show the median over rounds of each figure (rounds still disturbed after the repeats are left out when at least half of the rounds are clean). Ratio = median req/s divided by the raw uWebSockets.js median for the same scenario. p50/p99 are wrk\'s latency percentiles (median over rounds). RSS is the server\'s VmRSS read just after the measured load. The last column shows the slowest and fastest round as a percentage of the median: it is the noise to keep in mind when comparing two rows.',
+    '',
+  );
+
+  const allRounds = Object.values(results.results).flatMap((rows) => Object.values(rows).flatMap((r) => r.rounds));
+  const measured = allRounds.filter((r) => !r.error);
+  const disturbed = measured.filter((r) => r.disturbed);
+  const repeated = measured.filter((r) => r.attempts > 1);
+  out.push(
+    `Quality: ${measured.length} measurements kept; ${repeated.length} needed a repeat because of other load on the machine; ${disturbed.length} stayed disturbed after ${config.retries + 1} attempts${disturbed.length ? ' (flagged in the per-round table)' : ''}. Median background CPU during the kept measurements: ${fmtCores(median(measured.map((r) => r.backgroundCores)))} of a core.`,
     '',
   );
 
@@ -99,39 +124,46 @@ export function renderMarkdown(results) {
 
   for (const s of scenarios) {
     out.push(`## ${s.name}`, '', s.summary, '');
-    out.push(`| Framework | median req/s | ratio to ${baseline ? 'uWS' : 'baseline'} | p50 | p99 | RSS after load (MiB) |`);
-    out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+    out.push(
+      `| Framework | median req/s | ratio to ${baseline ? 'uWS' : 'baseline'} | p50 | p99 | RSS after load (MiB) | rounds, min–max (% of median) |`,
+    );
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const f of frameworks) {
       const row = results.results[s.name]?.[f.id];
       if (!row) continue;
       if (row.status !== 'ok') {
-        out.push(`| ${cell(f.label)} | ${cell(rowStatusText(row))} | | | | |`);
+        out.push(`| ${cell(f.label)} | ${cell(rowStatusText(row))} | | | | | |`);
         continue;
       }
       const m = row.median;
-      const note = row.roundsOk < config.rounds ? ` (${row.roundsOk}/${config.rounds} rounds)` : '';
+      const notes = [];
+      if (row.roundsOk < config.rounds) notes.push(`${row.roundsOk}/${config.rounds} rounds`);
+      if (row.roundsUsed < row.roundsOk) notes.push(`median of ${row.roundsUsed} undisturbed rounds`);
+      if (row.usesDisturbed) notes.push('includes disturbed rounds');
+      const note = notes.length ? ` (${notes.join(', ')})` : '';
       out.push(
-        `| ${cell(f.label)} | ${fmtRps(m.rps)}${note} | ${fmtRatio(row.ratio)} | ${fmtMs(m.p50Ms)} | ${fmtMs(m.p99Ms)} | ${fmtMiB(m.rssMiB)} |`,
+        `| ${cell(f.label)} | ${fmtRps(m.rps)}${note} | ${fmtRatio(row.ratio)} | ${fmtMs(m.p50Ms)} | ${fmtMs(m.p99Ms)} | ${fmtMiB(m.rssMiB)} | ${fmtSpread(row)} |`,
       );
     }
     out.push('');
   }
 
   out.push('## Every round', '', '<details>', '<summary>Per-round figures (click to open)</summary>', '');
-  out.push('| Scenario | Framework | Round | Slot | req/s | p50 | p99 | RSS (MiB) | Notes |');
-  out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  out.push('| Scenario | Framework | Round | Slot | req/s | p50 | p99 | RSS (MiB) | Background CPU | Attempts | Notes |');
+  out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const s of scenarios) {
     for (const f of frameworks) {
       const row = results.results[s.name]?.[f.id];
       for (const r of row?.rounds ?? []) {
         const notes = [];
         if (r.error) notes.push(`error: ${r.error}`);
+        if (r.disturbed) notes.push('disturbed');
         const se = r.socketErrors;
         if (se && se.connect + se.read + se.write + se.timeout > 0) {
           notes.push(`socket errors c${se.connect}/r${se.read}/w${se.write}/t${se.timeout}`);
         }
         out.push(
-          `| ${s.name} | ${cell(fwLabel[f.id])} | ${r.round} | ${r.slot} | ${fmtRps(r.rps)} | ${fmtMs(r.p50Ms)} | ${fmtMs(r.p99Ms)} | ${fmtMiB(r.rssMiB)} | ${cell(notes.join('; '))} |`,
+          `| ${s.name} | ${cell(fwLabel[f.id])} | ${r.round} | ${r.slot} | ${fmtRps(r.rps)} | ${fmtMs(r.p50Ms)} | ${fmtMs(r.p99Ms)} | ${fmtMiB(r.rssMiB)} | ${fmtCores(r.backgroundCores)} | ${r.attempts ?? '–'} | ${cell(notes.join('; '))} |`,
         );
       }
     }

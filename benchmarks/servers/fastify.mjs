@@ -26,7 +26,7 @@ await serve({
       // Fastify's equivalent of application-wide middleware is an onRequest hook.
       for (let i = 1; i <= MIDDLEWARE_COUNT; i++) {
         const name = `x-mw-${i}`;
-        app.addHook('onRequest', (req, reply, done) => {
+        app.addHook('onRequest', (_req, reply, done) => {
           reply.header(name, '1');
           done();
         });

@@ -8,7 +8,7 @@ await serve({
   create: () => new HyperExpress.Server(),
   scenarios: {
     ping(app) {
-      app.get('/', (req, res) => {
+      app.get('/', (_req, res) => {
         res.send('Hi');
       });
     },
@@ -29,19 +29,19 @@ await serve({
     middleware(app) {
       for (let i = 1; i <= MIDDLEWARE_COUNT; i++) {
         const name = `x-mw-${i}`;
-        app.use((req, res, next) => {
+        app.use((_req, res, next) => {
           res.header(name, '1');
           next();
         });
       }
-      app.get('/', (req, res) => {
+      app.get('/', (_req, res) => {
         res.send('Hi');
       });
     },
 
     routes(app) {
       for (let i = 0; i < ROUTE_COUNT; i++) {
-        app.get(`/route/${i}`, (req, res) => {
+        app.get(`/route/${i}`, (_req, res) => {
           res.send('Hi');
         });
       }

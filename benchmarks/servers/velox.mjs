@@ -9,7 +9,7 @@ await serve({
   create: () => new Server({ logger: false }),
   scenarios: {
     ping(app) {
-      app.get('/', (req, res) => res.send('Hi'));
+      app.get('/', (_req, res) => res.send('Hi'));
     },
 
     query(app) {
@@ -26,17 +26,17 @@ await serve({
     middleware(app) {
       for (let i = 1; i <= MIDDLEWARE_COUNT; i++) {
         const name = `x-mw-${i}`;
-        app.use((req, res, next) => {
+        app.use((_req, res, next) => {
           res.set(name, '1');
           next();
         });
       }
-      app.get('/', (req, res) => res.send('Hi'));
+      app.get('/', (_req, res) => res.send('Hi'));
     },
 
     routes(app) {
       for (let i = 0; i < ROUTE_COUNT; i++) {
-        app.get(`/route/${i}`, (req, res) => res.send('Hi'));
+        app.get(`/route/${i}`, (_req, res) => res.send('Hi'));
       }
     },
   },
