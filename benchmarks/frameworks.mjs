@@ -5,13 +5,14 @@
 //
 //   id        name used in BENCH_FRAMEWORKS and in results.json
 //   file      server under servers/
-//   nodeArgs  extra arguments for node (velox needs tsx: @velox/core ships .ts)
+//   nodeArgs  extra arguments for node (velox runs its built JavaScript: the `built` export
+//             condition picks dist/, which `pnpm bench` builds first)
 //   pkg       package whose version is reported
 //   baseline  the framework every ratio is computed against
 
 export const FRAMEWORKS = [
   { id: 'uws', label: 'uWebSockets.js (raw)', file: 'raw-uws.mjs', pkg: 'uWebSockets.js', baseline: true },
-  { id: 'velox', label: 'Velox', file: 'velox.mjs', pkg: '@velox/core', nodeArgs: ['--import', 'tsx'] },
+  { id: 'velox', label: 'Velox', file: 'velox.mjs', pkg: '@velox/core', nodeArgs: ['--conditions=built'] },
   { id: 'hyper-express', label: 'hyper-express', file: 'hyper-express.mjs', pkg: 'hyper-express' },
   { id: 'ultimate-express', label: 'ultimate-express', file: 'ultimate-express.mjs', pkg: 'ultimate-express' },
   { id: 'fastify', label: 'Fastify', file: 'fastify.mjs', pkg: 'fastify' },

@@ -88,6 +88,52 @@ export const SCENARIOS = [
   },
 ];
 
+// Scenarios of the router and validate packages.
+SCENARIOS.push(
+  {
+    name: 'flat',
+    summary: 'GET /a/b/c/:id registered directly on the app answers the id: the reference for `nested`.',
+    request: { method: 'GET', path: '/a/b/c/123' },
+    expect: { status: 200, body: '123' },
+    extraChecks: [{ request: { method: 'GET', path: '/a/b/c/xyz' }, expect: { status: 200, body: 'xyz' } }],
+  },
+  {
+    name: 'nested',
+    summary: 'The same route as `flat`, declared as GET /:id in a router mounted at /c, inside one at /b, inside one at /a.',
+    request: { method: 'GET', path: '/a/b/c/123' },
+    expect: { status: 200, body: '123' },
+    extraChecks: [{ request: { method: 'GET', path: '/a/b/c/xyz' }, expect: { status: 200, body: 'xyz' } }],
+  },
+  {
+    name: 'router-middleware',
+    summary: `A router mounted at /r runs ${MIDDLEWARE_COUNT} router-scoped middlewares, each setting one header (x-mw-1 … x-mw-${MIDDLEWARE_COUNT}), then GET /r/hi answers \`Hi\`.`,
+    request: { method: 'GET', path: '/r/hi' },
+    expect: { status: 200, body: 'Hi', headers: middlewareHeaders },
+  },
+  {
+    name: 'validated',
+    summary:
+      'POST /json with the `body` payload, checked against a schema (id: integer, name: string, tags: string[], ok: boolean) before it is echoed; an invalid body answers 400.',
+    request: {
+      method: 'POST',
+      path: '/json',
+      contentType: 'application/json',
+      body: JSON.stringify(JSON_PAYLOAD),
+    },
+    expect: { status: 200, json: JSON_PAYLOAD, contentType: 'application/json' },
+    extraChecks: [
+      {
+        request: { method: 'POST', path: '/json', contentType: 'application/json', body: '{"id":"x","name":1,"tags":[],"ok":true}' },
+        expect: { status: 400 },
+      },
+      {
+        request: { method: 'POST', path: '/json', contentType: 'application/json', body: '{"id":7,"name":"n","tags":["t"],"ok":false}' },
+        expect: { status: 200, json: { id: 7, name: 'n', tags: ['t'], ok: false }, contentType: 'application/json' },
+      },
+    ],
+  },
+);
+
 export function scenarioByName(name) {
   return SCENARIOS.find((s) => s.name === name);
 }

@@ -2,6 +2,7 @@
 import express from 'express';
 import { serve } from '../lib/server-kit.mjs';
 import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../scenarios.mjs';
+import { payloadSchema } from '../lib/schema.mjs';
 
 await serve({
   create: () => express(),
@@ -44,6 +45,47 @@ await serve({
           res.send('Hi');
         });
       }
+    },
+
+    flat(app) {
+      app.get('/a/b/c/:id', (req, res) => {
+        res.send(req.params.id);
+      });
+    },
+
+    nested(app) {
+      const c = express.Router();
+      c.get('/:id', (req, res) => {
+        res.send(req.params.id);
+      });
+      const b = express.Router();
+      b.use('/c', c);
+      const a = express.Router();
+      a.use('/b', b);
+      app.use('/a', a);
+    },
+
+    'router-middleware'(app) {
+      const router = express.Router();
+      for (let i = 1; i <= MIDDLEWARE_COUNT; i++) {
+        const name = `x-mw-${i}`;
+        router.use((_req, res, next) => {
+          res.set(name, '1');
+          next();
+        });
+      }
+      router.get('/hi', (_req, res) => {
+        res.send('Hi');
+      });
+      app.use('/r', router);
+    },
+
+    validated(app) {
+      app.post('/json', express.json(), (req, res) => {
+        const result = payloadSchema.safeParse(req.body);
+        if (!result.success) return res.status(400).json({ issues: result.error.issues });
+        res.json(result.data);
+      });
     },
   },
   listen: (app, port) =>

@@ -2,6 +2,7 @@
 import Fastify from 'fastify';
 import { serve } from '../lib/server-kit.mjs';
 import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../scenarios.mjs';
+import { payloadJsonSchema } from '../lib/schema.mjs';
 
 await serve({
   create: () => Fastify({ logger: false }),
@@ -38,6 +39,51 @@ await serve({
       for (let i = 0; i < ROUTE_COUNT; i++) {
         app.get(`/route/${i}`, async () => 'Hi');
       }
+    },
+
+    flat(app) {
+      app.get('/a/b/c/:id', async (req) => req.params.id);
+    },
+
+    nested(app) {
+      // Fastify nests with encapsulated plugins and prefixes.
+      app.register(
+        async (a) => {
+          a.register(
+            async (b) => {
+              b.register(
+                async (c) => {
+                  c.get('/:id', async (req) => req.params.id);
+                },
+                { prefix: '/c' },
+              );
+            },
+            { prefix: '/b' },
+          );
+        },
+        { prefix: '/a' },
+      );
+    },
+
+    'router-middleware'(app) {
+      app.register(
+        async (router) => {
+          for (let i = 1; i <= MIDDLEWARE_COUNT; i++) {
+            const name = `x-mw-${i}`;
+            router.addHook('onRequest', (_req, reply, done) => {
+              reply.header(name, '1');
+              done();
+            });
+          }
+          router.get('/hi', async () => 'Hi');
+        },
+        { prefix: '/r' },
+      );
+    },
+
+    validated(app) {
+      // Fastify's own JSON Schema validation (compiled with Ajv).
+      app.post('/json', { schema: { body: payloadJsonSchema } }, async (req) => req.body);
     },
   },
   listen: async (app, port) => {

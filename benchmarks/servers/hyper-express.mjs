@@ -2,6 +2,7 @@
 import HyperExpress from 'hyper-express';
 import { assertNativeUws, serve } from '../lib/server-kit.mjs';
 import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../scenarios.mjs';
+import { payloadSchema } from '../lib/schema.mjs';
 
 await serve({
   check: () => assertNativeUws(import.meta.url, 'hyper-express'),
@@ -45,6 +46,48 @@ await serve({
           res.send('Hi');
         });
       }
+    },
+
+    flat(app) {
+      app.get('/a/b/c/:id', (req, res) => {
+        res.send(req.path_parameters.id);
+      });
+    },
+
+    nested(app) {
+      const c = new HyperExpress.Router();
+      c.get('/:id', (req, res) => {
+        res.send(req.path_parameters.id);
+      });
+      const b = new HyperExpress.Router();
+      b.use('/c', c);
+      const a = new HyperExpress.Router();
+      a.use('/b', b);
+      app.use('/a', a);
+    },
+
+    'router-middleware'(app) {
+      const router = new HyperExpress.Router();
+      for (let i = 1; i <= MIDDLEWARE_COUNT; i++) {
+        const name = `x-mw-${i}`;
+        router.use((_req, res, next) => {
+          res.header(name, '1');
+          next();
+        });
+      }
+      router.get('/hi', (_req, res) => {
+        res.send('Hi');
+      });
+      app.use('/r', router);
+    },
+
+    validated(app) {
+      // No built-in validation: Zod in the handler, as its docs suggest for schemas.
+      app.post('/json', async (req, res) => {
+        const result = payloadSchema.safeParse(await req.json());
+        if (!result.success) return res.status(400).json({ issues: result.error.issues });
+        res.json(result.data);
+      });
     },
   },
   listen: async (app, port) => {

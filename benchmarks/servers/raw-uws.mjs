@@ -2,6 +2,7 @@
 // as the baseline every other framework is compared with.
 import { assertNativeUws, serve } from '../lib/server-kit.mjs';
 import { ROUTE_COUNT } from '../scenarios.mjs';
+import { payloadSchema } from '../lib/schema.mjs';
 
 const uWS = assertNativeUws(import.meta.url);
 
@@ -70,6 +71,40 @@ await serve({
           res.end('Hi');
         });
       }
+    },
+
+    flat(app) {
+      app.get('/a/b/c/:id', (res, req) => {
+        res.end(req.getParameter(0));
+      });
+    },
+
+    validated(app) {
+      app.post('/json', (res) => {
+        let aborted = false;
+        let chunks = null;
+        res.onAborted(() => {
+          aborted = true;
+        });
+        res.onData((chunk, isLast) => {
+          if (!isLast) {
+            (chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
+            return;
+          }
+          const text = chunks
+            ? Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8')
+            : Buffer.from(chunk).toString('utf8');
+          let result = null;
+          try {
+            result = payloadSchema.safeParse(JSON.parse(text));
+          } catch {}
+          if (aborted) return;
+          res.cork(() => {
+            if (!result?.success) res.writeStatus('400 Bad Request').end('invalid body');
+            else res.writeHeader('content-type', 'application/json').end(JSON.stringify(result.data));
+          });
+        });
+      });
     },
   },
   listen: (app, port) =>
