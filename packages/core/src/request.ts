@@ -332,13 +332,15 @@ export class Request<Params = Record<string, string>> {
   }
 
   #startBody(): Body | null {
-    const ureq = this.#ureq!;
-    const length = ureq.getHeader('content-length');
-    if (length !== '') {
+    // A body means the handler goes async, and then every header is copied anyway: copy them
+    // now and read the framing headers from the copy rather than asking uWS again.
+    const headers = this.headers;
+    const length = headers['content-length'];
+    if (length !== undefined) {
       const n = Number(length);
       return (this.#body = n > 0 ? new Body(this.#ures, n) : null);
     }
-    return (this.#body = ureq.getHeader('transfer-encoding') !== '' ? new Body(this.#ures, -1) : null);
+    return (this.#body = headers['transfer-encoding'] !== undefined ? new Body(this.#ures, -1) : null);
   }
 
   #trusted(): boolean {
