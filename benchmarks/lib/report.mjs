@@ -1,4 +1,5 @@
 // Medians, ratios and the Markdown report.
+import { evaluateTargets } from './targets.mjs';
 
 export function median(values) {
   const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
@@ -119,6 +120,14 @@ export function renderMarkdown(results) {
       return f.baseline ? fmtRps(row.median.rps) : `${fmtRps(row.median.rps)} (${fmtRatio(row.ratio)})`;
     });
     out.push(`| ${cell(f.label)} | ${cells.join(' | ')} |`);
+  }
+  out.push('');
+
+  out.push('## Targets', '', 'The speed targets of the issues, each a ratio of two medians above (req/s of the first over the second).', '');
+  out.push('| Issue | Target | Ratio | Met |', '| --- | --- | ---: | --- |');
+  for (const t of evaluateTargets(results)) {
+    const met = t.met === null ? 'not measured' : t.met ? 'yes' : '**no**';
+    out.push(`| ${t.issue} | ${cell(t.label)} | ${t.ratio === null ? '–' : t.ratio.toFixed(3)} | ${met} |`);
   }
   out.push('');
 

@@ -42,7 +42,7 @@ describe('Express middlewares', () => {
 });
 
 describe('TLS', () => {
-  it('serves HTTPS from PEM text and from files, with a passphrase', async () => {
+  it('serves HTTPS from PEM text and from files, with a passphrase and DH parameters', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'velox-cert-'));
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
@@ -60,9 +60,12 @@ describe('TLS', () => {
           .on('error', reject)
           .end();
       });
+    const dhParams = join(dir, 'dh.pem');
+    execFileSync('openssl', ['dhparam', '-dsaparam', '-out', dhParams, '1024'], { stdio: 'ignore' });
     for (const tls of [
       { key, cert, passphrase: 'secret' },
       { key: readFileSync(key), cert: readFileSync(cert, 'utf8'), passphrase: 'secret' },
+      { key, cert, passphrase: 'secret', dhParams: readFileSync(dhParams, 'utf8') },
     ]) {
       const app = server({ tls });
       app.get('/', (req, res) => res.set('x-protocol', req.protocol).send('secure'));

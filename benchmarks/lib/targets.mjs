@@ -1,0 +1,37 @@
+// The speed targets the issues set, as ratios of two medians from the same run.
+//   a / b >= min   ("ahead of" is a ratio above 1)
+
+const ahead = (scenario, peer, issue) => ({
+  issue,
+  label: `Velox ahead of ${peer} on ${scenario}`,
+  a: [scenario, 'velox'],
+  b: [scenario, peer],
+  min: 1,
+  strict: true,
+});
+
+export const TARGETS = [
+  { issue: 'core', label: 'Velox ping ≥ 0.95 × raw uWS', a: ['ping', 'velox'], b: ['ping', 'uws'], min: 0.95 },
+  { issue: 'core', label: 'Velox query ≥ 0.95 × raw uWS', a: ['query', 'velox'], b: ['query', 'uws'], min: 0.95 },
+  { issue: 'core', label: 'Velox body ≥ 0.90 × raw uWS', a: ['body', 'velox'], b: ['body', 'uws'], min: 0.9 },
+  ...['ping', 'query', 'body', 'middleware', 'routes'].map((s) => ahead(s, 'hyper-express', 'core')),
+  { issue: 'router', label: 'Velox nested routers ≥ 0.95 × Velox flat route', a: ['nested', 'velox'], b: ['flat', 'velox'], min: 0.95 },
+  { issue: 'router', label: 'Velox validated body ≥ 0.85 × Velox unvalidated body', a: ['validated', 'velox'], b: ['body', 'velox'], min: 0.85 },
+  ...['nested', 'router-middleware', 'validated'].flatMap((s) =>
+    ['hyper-express', 'ultimate-express', 'fastify'].map((peer) => ahead(s, peer, 'router')),
+  ),
+];
+
+/** Evaluates every target against a results object; rows whose figures are missing say so. */
+export function evaluateTargets(results) {
+  const rps = ([scenario, fw]) => {
+    const row = results.results[scenario]?.[fw];
+    return row && row.status === 'ok' ? row.median.rps : Number.NaN;
+  };
+  return TARGETS.map((t) => {
+    const ratio = rps(t.a) / rps(t.b);
+    const known = Number.isFinite(ratio);
+    const met = known && (t.strict ? ratio > t.min : ratio >= t.min);
+    return { ...t, ratio: known ? ratio : null, met: known ? met : null };
+  });
+}
