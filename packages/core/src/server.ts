@@ -743,7 +743,13 @@ function createTlsApp(uws: Uws, tls: TlsOptions): TemplatedApp {
     if (tls.passphrase) options.passphrase = tls.passphrase;
     if (tls.dhParams) options.dh_params_file_name = file(tls.dhParams, 'dh.pem');
     if (tls.ca) options.ca_file_name = file(tls.ca, 'ca.pem');
-    return uws.SSLApp(options);
+    try {
+      return uws.SSLApp(options);
+    } catch (cause) {
+      throw invalidOption(
+        `TLS setup failed (${(cause as Error).message}): key, cert${tls.dhParams ? ', dhParams' : ''}${tls.ca ? ', ca' : ''} must be readable PEM files or PEM text, and the passphrase must open the key`,
+      );
+    }
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });
   }

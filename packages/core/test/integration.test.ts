@@ -61,7 +61,7 @@ describe('TLS', () => {
           .end();
       });
     const dhParams = join(dir, 'dh.pem');
-    execFileSync('openssl', ['dhparam', '-dsaparam', '-out', dhParams, '1024'], { stdio: 'ignore' });
+    execFileSync('openssl', ['genpkey', '-genparam', '-algorithm', 'DH', '-pkeyopt', 'group:ffdhe2048', '-out', dhParams], { stdio: 'ignore' });
     for (const tls of [
       { key, cert, passphrase: 'secret' },
       { key: readFileSync(key), cert: readFileSync(cert, 'utf8'), passphrase: 'secret' },
@@ -72,6 +72,14 @@ describe('TLS', () => {
       const { port } = await app.listen(0, '127.0.0.1');
       expect(await get(port)).toEqual({ body: 'secure', protocol: 'https' });
     }
+  });
+});
+
+describe('TLS mistakes', () => {
+  it('throws a clear start-up error for unreadable key or cert files', () => {
+    expect(() => server({ tls: { key: '/nonexistent/key.pem', cert: '/nonexistent/cert.pem' } })).toThrow(
+      /TLS setup failed .*readable PEM files or PEM text/,
+    );
   });
 });
 
