@@ -6,6 +6,35 @@ import { payloadSchema } from '../lib/schema.mjs';
 
 const uWS = assertNativeUws(import.meta.url);
 
+/**
+ * Reads a JSON body the way a raw uWS server does (onAborted + onData, the last chunk decoded in
+ * place), turns it into the answer with `answer` (null: 400), and sends it corked.
+ */
+function readJson(res, answer) {
+  let aborted = false;
+  let chunks = null;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  res.onData((chunk, isLast) => {
+    // uWS reuses `chunk` once this callback returns, so partial bodies are copied.
+    if (!isLast) {
+      (chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
+      return;
+    }
+    const text = chunks ? Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8') : Buffer.from(chunk).toString('utf8');
+    let out = null;
+    try {
+      out = answer(JSON.parse(text));
+    } catch {}
+    if (aborted) return;
+    res.cork(() => {
+      if (out === null) res.writeStatus('400 Bad Request').end('invalid body');
+      else res.writeHeader('content-type', 'application/json').end(out);
+    });
+  });
+}
+
 await serve({
   create: () => uWS.App(),
   scenarios: {
@@ -25,31 +54,7 @@ await serve({
 
     body(app) {
       app.post('/json', (res) => {
-        let aborted = false;
-        let chunks = null;
-        res.onAborted(() => {
-          aborted = true;
-        });
-        res.onData((chunk, isLast) => {
-          // uWS reuses `chunk` once this callback returns, so partial bodies are copied;
-          // a body that arrives in one piece (the usual case) is decoded in place.
-          if (!isLast) {
-            (chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
-            return;
-          }
-          const text = chunks
-            ? Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8')
-            : Buffer.from(chunk).toString('utf8');
-          let out = null;
-          try {
-            out = JSON.stringify(JSON.parse(text));
-          } catch {}
-          if (aborted) return;
-          res.cork(() => {
-            if (out === null) res.writeStatus('400 Bad Request').end('invalid JSON');
-            else res.writeHeader('content-type', 'application/json').end(out);
-          });
-        });
+        readJson(res, (value) => JSON.stringify(value));
       });
     },
 
@@ -81,28 +86,9 @@ await serve({
 
     validated(app) {
       app.post('/json', (res) => {
-        let aborted = false;
-        let chunks = null;
-        res.onAborted(() => {
-          aborted = true;
-        });
-        res.onData((chunk, isLast) => {
-          if (!isLast) {
-            (chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
-            return;
-          }
-          const text = chunks
-            ? Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8')
-            : Buffer.from(chunk).toString('utf8');
-          let result = null;
-          try {
-            result = payloadSchema.safeParse(JSON.parse(text));
-          } catch {}
-          if (aborted) return;
-          res.cork(() => {
-            if (!result?.success) res.writeStatus('400 Bad Request').end('invalid body');
-            else res.writeHeader('content-type', 'application/json').end(JSON.stringify(result.data));
-          });
+        readJson(res, (value) => {
+          const result = payloadSchema.safeParse(value);
+          return result.success ? JSON.stringify(result.data) : null;
         });
       });
     },
