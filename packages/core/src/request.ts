@@ -47,8 +47,6 @@ export class Request<Params = Record<string, string>> {
   method: string;
   /** Route parameters, percent-decoded (`/users/:id` gives `params.id`; a `/*` route gives `params['*']`). */
   params: Params;
-  /** A place for middlewares to leave per-request data. */
-  declare locals: Record<string, unknown>;
 
   #ureq: HttpRequest | null;
   #ures: HttpResponse;
@@ -60,6 +58,7 @@ export class Request<Params = Record<string, string>> {
   #signedCookies: Record<string, string | false> | undefined;
   #remote: string | undefined;
   #body: Body | undefined | null;
+  #locals: Record<string, unknown> | undefined;
 
   /** @internal Built by the server for each request. */
   constructor(server: Server, ureq: HttpRequest, ures: HttpResponse, res: Response, method: string) {
@@ -77,6 +76,12 @@ export class Request<Params = Record<string, string>> {
     this.#signedCookies = undefined;
     this.#remote = undefined;
     this.#body = undefined;
+    this.#locals = undefined;
+  }
+
+  /** A place for middlewares to leave per-request data (made on first use). */
+  get locals(): Record<string, unknown> {
+    return (this.#locals ??= {});
   }
 
   /** The path, without the query string, as sent (not decoded). */

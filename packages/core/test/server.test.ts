@@ -306,6 +306,46 @@ describe('Server listen and close', () => {
   });
 });
 
+describe('Small API surface', () => {
+  it('covers the Node-style and alias members', async () => {
+    const app = server();
+    expect(app.listening).toBe(false);
+    expect(typeof app.uws.publish).toBe('function');
+    app.use((req, res, next) => {
+      req.locals.user = 'ann';
+      next();
+    });
+    app.get('/', (req, res) => {
+      res.writeHead(203, { 'x-a': '1', 'x-n': 2 });
+      res.flushHeaders();
+      res.json({
+        headers: res.getHeaders(),
+        alias: req.header('X-Test'),
+        referrer: req.get('referrer'),
+        secure: req.secure,
+        hostname: req.hostname,
+        user: req.locals.user,
+      });
+    });
+    const { port } = await start(app);
+    expect(app.listening).toBe(true);
+    const r = await fetch(`http://127.0.0.1:${port}/`, { headers: { 'x-test': 't', referer: 'https://ref.example/' } });
+    expect(r.status).toBe(203);
+    expect(await r.json()).toEqual({
+      headers: { 'x-a': '1', 'x-n': '2' },
+      alias: 't',
+      referrer: 'https://ref.example/',
+      secure: false,
+      hostname: '127.0.0.1',
+      user: 'ann',
+    });
+    const { text } = await raw(port, 'GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n');
+    expect(text).toContain('"hostname":"[::1]"');
+    await app.close();
+    expect(app.listening).toBe(false);
+  });
+});
+
 describe('Server options', () => {
   it('throws at start-up on bad options, saying what to write', () => {
     expect(() => new Server({ maxBodyLength: -1 })).toThrow(/maxBodyLength must be a whole number/);
