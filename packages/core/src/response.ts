@@ -124,6 +124,7 @@ export class Response extends LazyEmitter {
   #close: boolean;
   #locals: Record<string, unknown> | undefined;
   #onWritable: ((offset: number) => boolean) | undefined;
+  #hooked: boolean;
 
   /** @internal Built by the server for each request. */
   constructor(server: Server, ures: HttpResponse, head: boolean) {
@@ -139,6 +140,7 @@ export class Response extends LazyEmitter {
     this.#close = false;
     this.#locals = undefined;
     this.#onWritable = undefined;
+    this.#hooked = false;
   }
 
   /** Per-request values for templates and later middlewares. */
@@ -430,9 +432,14 @@ export class Response extends LazyEmitter {
    * res.end();
    * ```
    */
-  end(chunk?: string | Uint8Array, _encoding?: unknown, _callback?: unknown): this {
-    const callback = [chunk, _encoding, _callback].find((x) => typeof x === 'function') as (() => void) | undefined;
-    if (typeof chunk === 'function') chunk = undefined;
+  end(chunk?: string | Uint8Array, encoding?: unknown, cb?: unknown): this {
+    // Node's signatures: end(cb), end(chunk, cb), end(chunk, encoding, cb).
+    let callback: (() => void) | undefined;
+    if (typeof chunk === 'function') {
+      callback = chunk as () => void;
+      chunk = undefined;
+    } else if (typeof encoding === 'function') callback = encoding as () => void;
+    else if (typeof cb === 'function') callback = cb as () => void;
     if (this.#phase === Phase.Aborted) return this;
     this.#end(chunk ?? '');
     if (callback) queueMicrotask(callback);
@@ -656,7 +663,7 @@ export class Response extends LazyEmitter {
 
   /** Hooks that may still change headers, then let go of the request's body. */
   #beforeEnd(): void {
-    if (!this.#headersSent) this.server._beforeHead(this.req, this);
+    if (!this.#headersSent && !this.#hooked) this.server._beforeHead(this.req, this);
     if (this.server[kHooks].onResponse.length > 0 || this._hasListeners) this.req._keepAddress();
     this.req._end();
   }
@@ -666,8 +673,10 @@ export class Response extends LazyEmitter {
     this.server._finished(this.req, this, false);
   }
 
+  /** A write in a HEAD response: no body goes out, but onSend hooks run once, as for GET. */
   #startHead(): void {
-    if (this.#headersSent) return;
+    if (this.#headersSent || this.#hooked) return;
+    this.#hooked = true;
     this.server._beforeHead(this.req, this);
   }
 

@@ -194,6 +194,32 @@ describe('Response', () => {
     expect(packets.length).toBe(1);
   });
 
+  it('takes Node-style end(callback), and runs onSend once for a HEAD answered with writes', async () => {
+    const app = server();
+    let ended = 0;
+    let hooked = 0;
+    app.addHook('onSend', () => {
+      hooked++;
+    });
+    app.get('/cb', (req, res) => {
+      res.end(() => ended++);
+    });
+    app.get('/chunks', (req, res) => {
+      res.write('a');
+      res.write('b');
+      res.end('c');
+    });
+    const { url } = await start(app);
+    await (await fetch(`${url}/cb`)).text();
+    await sleep(5);
+    expect(ended).toBe(1);
+    hooked = 0;
+    const head = await fetch(`${url}/chunks`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect(hooked).toBe(1);
+  });
+
   it('tracks headersSent, finished and locals', async () => {
     const app = server();
     const seen: unknown[] = [];
