@@ -195,6 +195,18 @@ async function stopServer(server) {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in microseconds. */
+function readCpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1e6) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
 function readRssMiB(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -258,7 +270,9 @@ async function measureOnce(fw, scenario, logFile) {
     const ours = new Set([process.pid, server.child.pid]);
     const before = processTimes();
     const steal = stealWindow();
+    const cpuBefore = readCpuMicros(server.child.pid);
     const output = await runWrk(port, scenario, config.durationSeconds, true);
+    const cpuMicros = readCpuMicros(server.child.pid) - cpuBefore;
     const backgroundCores = foreignSeconds(before, processTimes(), ours) / config.durationSeconds;
     const stealSeconds = steal.end();
     const rssMiB = readRssMiB(server.child.pid);
@@ -273,6 +287,9 @@ async function measureOnce(fw, scenario, logFile) {
     return {
       ...stats,
       rssMiB,
+      // The server's own CPU time per request: less sensitive than req/s to what the client and
+      // the rest of the machine do, so it is the sharper figure for comparing two servers.
+      cpuMicrosPerRequest: Math.round((cpuMicros / stats.requests) * 100) / 100,
       backgroundCores: Math.round(backgroundCores * 1000) / 1000,
       stealSeconds,
       idleBeforeStart: { busyCores: Math.round(quiet.busyCores * 1000) / 1000, waitedMs: quiet.waitedMs },

@@ -28,10 +28,16 @@ export function evaluateTargets(results) {
     const row = results.results[scenario]?.[fw];
     return row && row.status === 'ok' ? row.median.rps : Number.NaN;
   };
+  const cpu = ([scenario, fw]) => {
+    const row = results.results[scenario]?.[fw];
+    return row && row.status === 'ok' ? row.median.cpuUs : Number.NaN;
+  };
   return TARGETS.map((t) => {
     const ratio = rps(t.a) / rps(t.b);
+    // The same comparison by server CPU per request (the inverse, so that above 1 still means faster).
+    const cpuRatio = cpu(t.b) / cpu(t.a);
     const known = Number.isFinite(ratio);
     const met = known && (t.strict ? ratio > t.min : ratio >= t.min);
-    return { ...t, ratio: known ? ratio : null, met: known ? met : null };
+    return { ...t, ratio: known ? ratio : null, met: known ? met : null, cpuRatio: Number.isFinite(cpuRatio) ? cpuRatio : null };
   });
 }
