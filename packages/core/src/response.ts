@@ -432,7 +432,10 @@ export class Response extends LazyEmitter {
    * res.end();
    * ```
    */
-  end(chunk?: string | Uint8Array, encoding?: unknown, cb?: unknown): this {
+  end(callback?: () => void): this;
+  end(chunk: string | Uint8Array, callback?: () => void): this;
+  end(chunk: string | Uint8Array, encoding: string, callback?: () => void): this;
+  end(chunk?: string | Uint8Array | (() => void), encoding?: unknown, cb?: unknown): this {
     // Node's signatures: end(cb), end(chunk, cb), end(chunk, encoding, cb).
     let callback: (() => void) | undefined;
     if (typeof chunk === 'function') {
@@ -441,7 +444,7 @@ export class Response extends LazyEmitter {
     } else if (typeof encoding === 'function') callback = encoding as () => void;
     else if (typeof cb === 'function') callback = cb as () => void;
     if (this.#phase === Phase.Aborted) return this;
-    this.#end(chunk ?? '');
+    this.#end((chunk as string | Uint8Array | undefined) ?? '');
     if (callback) queueMicrotask(callback);
     return this;
   }
