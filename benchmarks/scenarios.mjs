@@ -19,6 +19,9 @@
 
 export const JSON_PAYLOAD = { id: 123, name: 'velox', tags: ['a', 'b'], ok: true };
 
+/** The POST of the `body` and `validated` scenarios. */
+const JSON_REQUEST = { method: 'POST', path: '/json', contentType: 'application/json', body: JSON.stringify(JSON_PAYLOAD) };
+
 export const ROUTE_COUNT = 1000;
 
 export const MIDDLEWARE_COUNT = 5;
@@ -50,12 +53,7 @@ export const SCENARIOS = [
   {
     name: 'body',
     summary: `POST /json with a ${JSON.stringify(JSON_PAYLOAD).length}-byte JSON body; the server parses it and sends it back re-serialized as application/json.`,
-    request: {
-      method: 'POST',
-      path: '/json',
-      contentType: 'application/json',
-      body: JSON.stringify(JSON_PAYLOAD),
-    },
+    request: JSON_REQUEST,
     expect: { status: 200, json: JSON_PAYLOAD, contentType: 'application/json' },
     extraChecks: [
       {
@@ -114,12 +112,7 @@ SCENARIOS.push(
     name: 'validated',
     summary:
       'POST /json with the `body` payload, checked against a schema (id: integer, name: string, tags: string[], ok: boolean) before it is echoed; an invalid body answers 400.',
-    request: {
-      method: 'POST',
-      path: '/json',
-      contentType: 'application/json',
-      body: JSON.stringify(JSON_PAYLOAD),
-    },
+    request: JSON_REQUEST,
     expect: { status: 200, json: JSON_PAYLOAD, contentType: 'application/json' },
     extraChecks: [
       {
