@@ -151,6 +151,8 @@ export class Server {
   #closing = false;
   #inflight = new Set<Response>();
   #drained: (() => void) | undefined;
+  /** The error path with no router-scoped handlers; made once (it reads the error handler when called). */
+  #serverFail: Fail | undefined;
 
   constructor(options: ServerOptions = {}) {
     const maxBodyLength = options.maxBodyLength ?? 1024 * 1024;
@@ -486,7 +488,7 @@ export class Server {
    * ```
    */
   notFound(req: Request, res: Response): void {
-    const fail = this.#fail([]);
+    const fail = (this.#serverFail ??= this.#fail([]));
     try {
       const result: unknown = this.#notFoundHandler(req, res);
       if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(undefined, (err: unknown) => fail(err, req, res));
@@ -538,7 +540,7 @@ export class Server {
     if (this.#routes.has('ANY /*')) return;
     const notFound: ChainFn = (req, res) => this.#notFoundHandler(req, res);
     const chain = this.#chainFor('/*', [notFound]);
-    this.#app.any('/*', this.#dispatcher('ANY', '/*', [], chain, this.#fail([]), false));
+    this.#app.any('/*', this.#dispatcher('ANY', '/*', [], chain, (this.#serverFail ??= this.#fail([])), false));
   }
 
   /** Registers one route on uWS, and its HEAD twin for GET routes. */
