@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import type { HttpResponse } from 'uWebSockets.js';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import type { Response } from './response.ts';
 
 /** Bytes queued with no consumer, or not yet taken by a slow stream, before uWS is paused. */
 const HIGH_WATER_MARK = 64 * 1024;
@@ -44,8 +45,11 @@ export class Body {
   /** Set when the body went over the limit: the connection must close after the answer. */
   overflowed = false;
 
-  constructor(ures: HttpResponse, readonly expectedLength: number) {
+  #res: Response;
+
+  constructor(ures: HttpResponse, res: Response, readonly expectedLength: number) {
     this.#ures = ures;
+    this.#res = res;
     ures.onData((chunk, isLast) => this.#onData(chunk, isLast));
   }
 
@@ -168,6 +172,8 @@ export class Body {
 
   /** Settles the pending read; `bytes` may be a view of uWS's buffer, so it is converted now. */
   #settle(bytes: Buffer): void {
+    // Called from uWS's data callback: whoever awaited the body answers inside uWS's cork.
+    this.#res._corkedUntilMicrotasks();
     const resolve = this.#resolve;
     const reject = this.#reject;
     this.#resolve = this.#reject = undefined;

@@ -54,6 +54,7 @@ export class Request<Params = Record<string, string>> {
   #rawQuery: string | undefined;
   #query: Query | undefined;
   #headers: Headers | undefined;
+  #rawHeaders: string[] | undefined;
   #cookies: Record<string, string> | undefined;
   #signedCookies: Record<string, string | false> | undefined;
   #remote: string | undefined;
@@ -72,6 +73,7 @@ export class Request<Params = Record<string, string>> {
     this.#rawQuery = undefined;
     this.#query = undefined;
     this.#headers = undefined;
+    this.#rawHeaders = undefined;
     this.#cookies = undefined;
     this.#signedCookies = undefined;
     this.#remote = undefined;
@@ -120,12 +122,37 @@ export class Request<Params = Record<string, string>> {
   /** All headers, lower-case names. */
   get headers(): Headers {
     if (this.#headers) return this.#headers;
-    const ureq = this.#live();
-    collecting = new Bag<string>();
-    ureq.forEach(collect);
-    const headers = collecting;
-    collecting = undefined;
+    const raw = this.#rawHeaders ?? this.#copyHeaders();
+    const headers = new Bag<string>();
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i]!;
+      const value = raw[i + 1]!;
+      const prev = headers[key];
+      headers[key] = prev === undefined ? value : `${prev}${key === 'cookie' ? '; ' : ', '}${value}`;
+    }
+    this.#rawHeaders = undefined;
     return (this.#headers = headers);
+  }
+
+  /**
+   * Copies every header out of uWS as a flat [name, value, …] list: the cheapest copy (one push
+   * per header), made when the handler goes async. The record is built from it on first use.
+   */
+  #copyHeaders(): string[] {
+    const ureq = this.#live();
+    const raw: string[] = [];
+    collecting = raw;
+    ureq.forEach(collect);
+    collecting = undefined;
+    return (this.#rawHeaders = raw);
+  }
+
+  /** One header from the copied list, without building the record (the first occurrence). */
+  #rawHeader(name: string): string | undefined {
+    if (this.#headers) return this.#headers[name];
+    const raw = this.#rawHeaders ?? this.#copyHeaders();
+    for (let i = 0; i < raw.length; i += 2) if (raw[i] === name) return raw[i + 1];
+    return undefined;
   }
 
   /**
@@ -339,13 +366,12 @@ export class Request<Params = Record<string, string>> {
   #startBody(): Body | null {
     // A body means the handler goes async, and then every header is copied anyway: copy them
     // now and read the framing headers from the copy rather than asking uWS again.
-    const headers = this.headers;
-    const length = headers['content-length'];
+    const length = this.#rawHeader('content-length');
     if (length !== undefined) {
       const n = Number(length);
-      return (this.#body = n > 0 ? new Body(this.#ures, n) : null);
+      return (this.#body = n > 0 ? new Body(this.#ures, this.res, n) : null);
     }
-    return (this.#body = headers['transfer-encoding'] !== undefined ? new Body(this.#ures, -1) : null);
+    return (this.#body = this.#rawHeader('transfer-encoding') !== undefined ? new Body(this.#ures, this.res, -1) : null);
   }
 
   #trusted(): boolean {
@@ -386,7 +412,7 @@ export class Request<Params = Record<string, string>> {
     }
     this.#path ??= ureq.getUrl();
     this.#rawQuery ??= ureq.getQuery() ?? '';
-    if (!this.#headers) this.headers;
+    if (!this.#headers && !this.#rawHeaders) this.#copyHeaders();
     if (this.#body === undefined) this.#startBody();
     this.#ureq = null;
   }
@@ -413,12 +439,10 @@ export class Request<Params = Record<string, string>> {
   }
 }
 
-let collecting: Headers | undefined;
+let collecting: string[] | undefined;
 /** uWS's forEach callback: one module-level function, so copying headers allocates no closure. */
 function collect(key: string, value: string): void {
-  const headers = collecting!;
-  const prev = headers[key];
-  headers[key] = prev === undefined ? value : `${prev}${key === 'cookie' ? '; ' : ', '}${value}`;
+  collecting!.push(key, value);
 }
 
 const decoder = new TextDecoder();

@@ -149,7 +149,9 @@ export class Server {
   #listenSocket: us_listen_socket | undefined;
   #mounted = false;
   #closing = false;
-  #inflight = new Set<Response>();
+  /** Responses still in progress after their uWS callback returned: an intrusive list (no hashing per request). */
+  #inflight: Response | null = null;
+  #inflightCount = 0;
   #drained: (() => void) | undefined;
   /** The error path with no router-scoped handlers; made once (it reads the error handler when called). */
   #serverFail: Fail | undefined;
@@ -460,11 +462,11 @@ export class Server {
     this.#closing = true;
     this.#listenSocket = undefined;
     this.#uwsModule.us_listen_socket_close(socket);
-    if (this.#inflight.size > 0) {
-      for (const res of this.#inflight) res._closeAfter();
+    if (this.#inflightCount > 0) {
+      for (const res of this.#inflightList()) res._closeAfter();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
-          for (const res of [...this.#inflight]) res.destroy();
+          for (const res of this.#inflightList()) res.destroy();
           resolve();
         }, timeout);
         this.#drained = () => {
@@ -511,7 +513,7 @@ export class Server {
 
   /** @internal The response was sent, or the client left. */
   _finished(req: Request, res: Response, aborted: boolean): void {
-    if (this.#inflight.delete(res) && this.#inflight.size === 0) this.#drained?.();
+    if (res._inflight && this.#untrack(res) === 0) this.#drained?.();
     if (!aborted) {
       const hooks = this[kHooks].onResponse;
       for (let i = 0; i < hooks.length; i++) {
@@ -612,8 +614,36 @@ export class Server {
       res._detach();
       req._detach();
       ures.onAborted(() => this.#abort(req, res));
-      this.#inflight.add(res);
+      this.#track(res);
     };
+  }
+
+  #track(res: Response): void {
+    const head = this.#inflight;
+    res._inflight = true;
+    res._prevInflight = null;
+    res._nextInflight = head;
+    if (head) head._prevInflight = res;
+    this.#inflight = res;
+    this.#inflightCount++;
+  }
+
+  /** Takes a response off the in-flight list; returns how many are left. */
+  #untrack(res: Response): number {
+    const prev = res._prevInflight;
+    const next = res._nextInflight;
+    if (prev) prev._nextInflight = next;
+    else this.#inflight = next;
+    if (next) next._prevInflight = prev;
+    res._inflight = false;
+    res._prevInflight = res._nextInflight = null;
+    return --this.#inflightCount;
+  }
+
+  #inflightList(): Response[] {
+    const list: Response[] = [];
+    for (let res = this.#inflight; res; res = res._nextInflight) list.push(res);
+    return list;
   }
 
   #abort(req: Request, res: Response): void {

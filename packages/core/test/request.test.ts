@@ -58,6 +58,27 @@ describe('Request', () => {
     expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ accept: 'a, b', cookie: 'x=1; y=2' });
   });
 
+  it('keeps every header, joined the same way, after the handler went async', async () => {
+    const app = server();
+    app.post('/', async (req, res) => {
+      const body = await req.text();
+      await sleep(5);
+      res.json({ body, accept: req.headers.accept, cookie: req.get('cookie'), type: req.get('Content-Type'), missing: req.get('x-none') ?? null });
+    });
+    const { port } = await start(app);
+    const { text } = await raw(
+      port,
+      'POST / HTTP/1.1\r\nHost: x\r\nAccept: a\r\nContent-Type: text/plain\r\nAccept: b\r\nCookie: x=1\r\nCookie: y=2\r\nContent-Length: 2\r\n\r\nhi',
+    );
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({
+      body: 'hi',
+      accept: 'a, b',
+      cookie: 'x=1; y=2',
+      type: 'text/plain',
+      missing: null,
+    });
+  });
+
   it('parses cookies and checks signed ones against every secret', async () => {
     const app = server({ cookieSecret: ['new-secret', 'old-secret'] });
     app.get('/', (req, res) => res.json({ cookies: { ...req.cookies }, signed: { ...req.signedCookies } }));

@@ -63,6 +63,42 @@ describe('Response', () => {
     expect(text.toLowerCase()).not.toContain('content-length');
   });
 
+  it('writes every header on its own line, before and after the handler went async', async () => {
+    const app = server();
+    const respond = (res: any) =>
+      res
+        .status(201)
+        .set('x-a', '1')
+        .set('x-list', ['one', 'two'])
+        .cookie('c1', 'v1')
+        .cookie('c2', 'v2')
+        .type('html')
+        .send('<p>ok</p>');
+    app.get('/sync', (_req, res) => respond(res));
+    app.post('/async', async (req, res) => {
+      await req.text();
+      respond(res);
+    });
+    app.get('/later', async (_req, res) => {
+      await sleep(5);
+      respond(res);
+    });
+    const { port } = await start(app);
+    for (const request of [
+      'GET /sync HTTP/1.1\r\nHost: x\r\n\r\n',
+      'POST /async HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi',
+      'GET /later HTTP/1.1\r\nHost: x\r\n\r\n',
+    ]) {
+      const { text } = await raw(port, request);
+      const head = text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n');
+      expect(head[0]).toBe('HTTP/1.1 201 Created');
+      for (const line of ['x-a: 1', 'x-list: one', 'x-list: two', 'set-cookie: c1=v1; Path=/', 'set-cookie: c2=v2; Path=/', 'content-type: text/html; charset=utf-8']) {
+        expect(head.filter((l) => l === line)).toHaveLength(1);
+      }
+      expect(text.endsWith('\r\n\r\n<p>ok</p>')).toBe(true);
+    }
+  });
+
   it('sets plain and signed cookies, and clears them', async () => {
     const app = server({ cookieSecret: 'shh' });
     app.get('/set', (req, res) =>

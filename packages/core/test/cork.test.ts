@@ -1,0 +1,110 @@
+/**
+ * uWS wants every write made outside its own callbacks to be corked, and says so on stderr
+ * ("uWS.HttpResponse writes must be made from within a corked callback"). Core skips the
+ * cork() call when it knows uWS has corked the socket (inside the route callback, and in the
+ * microtasks that run right after the body's last chunk arrived). These tests run a server in a
+ * child process, answer in every way core knows, and read the child's stderr: one wrong guess
+ * shows up there as uWS's warning.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const WARNING = 'must be made from within a corked callback';
+const cwd = fileURLToPath(new URL('..', import.meta.url));
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+/** Starts `script` (an ES module) in a child; resolves with its port and a reader of its stderr. */
+async function child(script: string): Promise<{ port: number; stderr: () => string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(proc);
+  let stderr = '';
+  proc.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    proc.once('exit', (code) => reject(new Error(`child exited (${code}): ${stderr}`)));
+  });
+  return { port, stderr: () => stderr };
+}
+
+const entry = JSON.stringify(fileURLToPath(new URL('../src/index.ts', import.meta.url)));
+
+describe('corking', () => {
+  it('the check can fail: uWS warns about a write made outside a cork', async () => {
+    const { port, stderr } = await child(`
+      import { createRequire } from 'node:module';
+      const uWS = createRequire(${JSON.stringify(`${cwd}/package.json`)})('uWebSockets.js');
+      const app = uWS.App();
+      app.get('/', (res) => {
+        res.onAborted(() => {});
+        setTimeout(() => res.end('late'), 1);
+      });
+      app.listen('127.0.0.1', 0, (t) => console.log('PORT ' + uWS.us_socket_local_port(t)));
+    `);
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('late');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(stderr()).toContain(WARNING);
+  });
+
+  it('every way of answering writes inside a cork, whether or not the body arrived in the same callback', async () => {
+    const { port, stderr } = await child(`
+      import { Server } from ${entry};
+      const app = new Server({ logger: false });
+      const tick = () => new Promise((r) => setTimeout(r, 2));
+      app.post('/echo', async (req, res) => res.json(await req.json()));
+      app.post('/later', async (req, res) => {
+        const body = await req.json();
+        await tick();
+        res.json(body);
+      });
+      app.post('/then', (req, res) => {
+        req.text().then((t) => Promise.resolve(t)).then((t) => res.send(t));
+      });
+      app.post('/chunks', async (req, res) => {
+        const text = await req.text();
+        res.write('<');
+        res.write(text);
+        res.end('>');
+      });
+      app.post('/stream', async (req, res) => {
+        let size = 0;
+        for await (const chunk of req) size += chunk.length;
+        res.json({ size });
+      });
+      app.post('/fail', async (req) => {
+        await req.json();
+        throw new Error('boom');
+      });
+      app.get('/sync', (req, res) => res.set('x-a', '1').send('sync'));
+      const { port } = await app.listen(0, '127.0.0.1');
+      console.log('PORT ' + port);
+    `);
+    const url = `http://127.0.0.1:${port}`;
+    const post = (path: string, body: string) => fetch(url + path, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const big = JSON.stringify({ data: 'x'.repeat(300_000) }); // arrives over many data callbacks
+    for (let i = 0; i < 3; i++) {
+      expect(await (await post('/echo', '{"a":1}')).json()).toEqual({ a: 1 });
+      expect(((await (await post('/echo', big)).json()) as { data: string }).data).toHaveLength(300_000);
+      expect(await (await post('/later', '{"b":2}')).json()).toEqual({ b: 2 });
+      expect(await (await post('/then', 'plain')).text()).toBe('plain');
+      expect(await (await post('/chunks', 'mid')).text()).toBe('<mid>');
+      expect(await (await post('/stream', big)).json()).toEqual({ size: big.length });
+      expect((await post('/fail', '{}')).status).toBe(500);
+      expect((await post('/echo', '{oops')).status).toBe(400);
+      expect(await (await fetch(`${url}/sync`)).text()).toBe('sync');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    expect(stderr()).not.toContain(WARNING);
+  });
+});
