@@ -9,9 +9,17 @@
 //             condition picks dist/, which `pnpm bench` builds first)
 //   pkg       package whose version is reported
 //   baseline  the framework every ratio is computed against
+//   optIn     left out unless named in BENCH_FRAMEWORKS (instructions.mjs counts it by default)
 
 export const FRAMEWORKS = [
   { id: 'uws', label: 'uWebSockets.js (raw)', file: 'raw-uws.mjs', pkg: 'uWebSockets.js', baseline: true },
+  {
+    id: 'uws-async',
+    label: 'uWebSockets.js (raw, async answer)',
+    file: 'raw-uws-async.mjs',
+    pkg: 'uWebSockets.js',
+    optIn: true,
+  },
   { id: 'velox', label: 'Velox', file: 'velox.mjs', pkg: '@velox/core', nodeArgs: ['--conditions=built'] },
   { id: 'hyper-express', label: 'hyper-express', file: 'hyper-express.mjs', pkg: 'hyper-express' },
   { id: 'ultimate-express', label: 'ultimate-express', file: 'ultimate-express.mjs', pkg: 'ultimate-express' },
@@ -19,7 +27,7 @@ export const FRAMEWORKS = [
   { id: 'express', label: 'Express', file: 'express.mjs', pkg: 'express' },
 ];
 
-const ALIASES = { 'raw-uws': 'uws', raw: 'uws', hyper: 'hyper-express', ultimate: 'ultimate-express' };
+const ALIASES = { 'raw-uws': 'uws', raw: 'uws', 'raw-uws-async': 'uws-async', hyper: 'hyper-express', ultimate: 'ultimate-express' };
 
 export function frameworkById(id) {
   const key = ALIASES[id] ?? id;

@@ -74,7 +74,7 @@ const frameworks = onlyFrameworks
         (id) => (frameworkById(id) ?? fail(`unknown framework "${id}" in BENCH_FRAMEWORKS (known: ${FRAMEWORKS.map((x) => x.id).join(', ')})`)) === f,
       ),
     )
-  : FRAMEWORKS;
+  : FRAMEWORKS.filter((f) => !f.optIn);
 
 const partialReasons = [];
 if (onlyScenarios) partialReasons.push(`BENCH_ONLY=${onlyScenarios.join(',')}`);

@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// Work per request, counted rather than timed: each server runs under valgrind's callgrind,
+// gets a fixed number of warm-up requests (so the JIT has settled), then exactly N counted
+// requests; the user-space instructions executed in between, divided by N, are the figure.
+// The count does not depend on what else the machine is doing, which makes it a cross-check
+// for the wrk figures in RESULTS.md on a shared, noisy machine. It leaves out the kernel
+// (sockets), which is the same work for every framework answering the same bytes.
+//
+//   node instructions.mjs                       every scenario, raw uWS + Velox + hyper-express
+//   INSTR_ONLY=ping,body INSTR_FRAMEWORKS=velox,hyper-express node instructions.mjs
+//   INSTR_WARMUP (default 15000), INSTR_COUNT (default 5000)
+//
+// Writes INSTRUCTIONS.md and instructions.json (only for a full run unless INSTR_WRITE=1).
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { frameworkById } from './frameworks.mjs';
+import { rawRequest, sendFixed } from './lib/fixed-client.mjs';
+import { SCENARIOS, scenarioByName } from './scenarios.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const DEFAULT_FRAMEWORKS = ['uws', 'uws-async', 'velox', 'hyper-express'];
+const warmup = Number(process.env.INSTR_WARMUP ?? 15_000);
+const count = Number(process.env.INSTR_COUNT ?? 5_000);
+const list = (name) => (process.env[name] ? process.env[name].split(',').map((s) => s.trim()).filter(Boolean) : null);
+const onlyScenarios = list('INSTR_ONLY');
+const onlyFrameworks = list('INSTR_FRAMEWORKS');
+
+function fail(message) {
+  process.stderr.write(`instructions: ${message}\n`);
+  process.exit(1);
+}
+
+const scenarios = (onlyScenarios ?? SCENARIOS.map((s) => s.name)).map((n) => scenarioByName(n) ?? fail(`unknown scenario ${n}`));
+const frameworks = (onlyFrameworks ?? DEFAULT_FRAMEWORKS).map((id) => frameworkById(id) ?? fail(`unknown framework ${id}`));
+if (!(Number.isInteger(warmup) && warmup >= 0 && Number.isInteger(count) && count > 0)) fail('INSTR_WARMUP and INSTR_COUNT must be whole numbers');
+
+if (spawnSync('sh', ['-c', 'command -v valgrind && command -v callgrind_control'], { stdio: 'ignore' }).status !== 0) {
+  console.log('valgrind not found: installing it with apt-get');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (spawnSync('apt-get', ['install', '-y', 'valgrind'], { stdio: 'inherit', env }).status !== 0) {
+    spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
+    if (spawnSync('apt-get', ['install', '-y', 'valgrind'], { stdio: 'inherit', env }).status !== 0) fail('could not install valgrind');
+  }
+}
+
+/** Scenarios a server file implements. */
+function implemented(fw) {
+  const r = spawnSync(process.execPath, [...(fw.nodeArgs ?? []), path.join('servers', fw.file), '--list'], { cwd: HERE, encoding: 'utf8' });
+  if (r.status !== 0) fail(`could not load servers/${fw.file}: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+/** One measurement: instructions per request of `fw` answering `scenario`. */
+async function measure(fw, scenario) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'velox-instr-'));
+  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', process.execPath, ...(fw.nodeArgs ?? []), path.join('servers', fw.file), scenario.name, '0'];
+  const child = spawn('valgrind', args, { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  try {
+    const port = await new Promise((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /PORT (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      child.once('exit', (code) => reject(new Error(`server exited (${code}): ${stderr.split('\n').slice(-5).join(' / ')}`)));
+    });
+    const payload = rawRequest(scenario.request, port);
+    if (warmup > 0) await sendFixed(port, payload, warmup);
+    control('-z', child.pid);
+    await sendFixed(port, payload, count);
+    control('-d', child.pid);
+    const dump = path.join(dir, `cg.${child.pid}.1`);
+    for (let i = 0; i < 100 && !summary(dump); i++) await sleep(100);
+    const total = summary(dump);
+    if (!total) throw new Error('callgrind wrote no dump');
+    return total / count;
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function control(flag, pid) {
+  const r = spawnSync('callgrind_control', [flag, String(pid)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`callgrind_control ${flag} failed: ${r.stderr || r.stdout}`);
+}
+
+function summary(file) {
+  if (!existsSync(file)) return 0;
+  const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+
+const results = {};
+const started = Date.now();
+for (const scenario of scenarios) {
+  results[scenario.name] = {};
+  for (const fw of frameworks) {
+    if (!implemented(fw).includes(scenario.name)) continue;
+    const perRequest = await measure(fw, scenario);
+    results[scenario.name][fw.id] = Math.round(perRequest);
+    console.log(`${scenario.name.padEnd(18)} ${fw.label.padEnd(22)} ${Math.round(perRequest).toLocaleString('en-US').padStart(8)} instructions/request`);
+  }
+}
+
+// ---------------------------------------------------------------- report
+
+const fmt = (n) => n.toLocaleString('en-US');
+const cols = frameworks;
+let md = `# Instructions per request\n\nMeasured on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`benchmarks/instructions.mjs\` (${Math.round((Date.now() - started) / 60000)} min).\n\n`;
+md += `Each server runs under valgrind's callgrind (Node.js ${process.version}). After ${fmt(warmup)} warm-up requests the counters are zeroed, ${fmt(count)} more requests are sent (16 keep-alive connections, one request in flight on each), and the user-space instructions executed meanwhile (all threads: JavaScript, V8, the garbage collector, uWS) are divided by ${fmt(count)}. Kernel work is not counted. The same build and inputs give the same count to within a fraction of a percent whatever else the machine is doing, so these figures settle comparisons that the noise in RESULTS.md leaves open. They are not time: a request also costs the kernel's socket work, the same for every framework sending the same bytes, so the req/s ratios in RESULTS.md are closer to 1 than these.\n\n`;
+md += `| Scenario | ${cols.map((f) => f.label).join(' | ')} |\n| --- | ${cols.map(() => '---:').join(' | ')} |\n`;
+for (const scenario of scenarios) {
+  const row = results[scenario.name];
+  const base = row.uws;
+  md += `| ${scenario.name} | ${cols.map((f) => (row[f.id] === undefined ? '–' : `${fmt(row[f.id])}${base && f.id !== 'uws' ? ` (${(row[f.id] / base).toFixed(2)}×)` : ''}`)).join(' | ')} |\n`;
+}
+md += '\nIn brackets: instructions relative to raw uWebSockets.js (lower is less work). "uWebSockets.js (raw, async answer)" is raw uWS doing only what the handler `async (req, res) => res.json(await req.json())` forces on any framework: copying the request headers before uWS\'s callback returns, and answering from a promise continuation (see servers/raw-uws-async.mjs).\n';
+if (cols.some((f) => f.id === 'velox') && cols.some((f) => f.id === 'hyper-express')) {
+  md += '\n| Scenario | Velox / hyper-express | Less work than hyper-express |\n| --- | ---: | --- |\n';
+  for (const scenario of scenarios) {
+    const row = results[scenario.name];
+    if (row.velox === undefined || row['hyper-express'] === undefined) continue;
+    const ratio = row.velox / row['hyper-express'];
+    md += `| ${scenario.name} | ${ratio.toFixed(3)} | ${ratio < 1 ? 'yes' : '**no**'} |\n`;
+  }
+}
+const partial = Boolean(onlyScenarios || onlyFrameworks);
+if (!partial || process.env.INSTR_WRITE === '1') {
+  writeFileSync(path.join(HERE, 'INSTRUCTIONS.md'), md);
+  writeFileSync(path.join(HERE, 'instructions.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, warmup, count, results }, null, 2)}\n`);
+  console.log('wrote INSTRUCTIONS.md and instructions.json');
+} else {
+  console.log(`\n${md}`);
+}
