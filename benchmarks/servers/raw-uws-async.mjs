@@ -5,7 +5,7 @@
 // inside uWS's data callback. Nothing else is added. It measures the floor for any framework that
 // keeps that handler shape and Express-like `req.headers`; it is not a baseline for ratios.
 import { assertNativeUws, serve } from '../lib/server-kit.mjs';
-import { payloadSchema } from '../lib/schema.mjs';
+import { listenRaw, readBody, validatedAnswer } from '../lib/raw-uws-kit.mjs';
 
 const uWS = assertNativeUws(import.meta.url);
 
@@ -20,17 +20,7 @@ function readJsonLater(res, req, answer) {
   req.forEach(copy);
   const headers = copying;
   copying = null;
-  let aborted = false;
-  let chunks = null;
-  res.onAborted(() => {
-    aborted = true;
-  });
-  res.onData((chunk, isLast) => {
-    if (!isLast) {
-      (chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
-      return;
-    }
-    const text = chunks ? Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8') : Buffer.from(chunk).toString('utf8');
+  readBody(res, (text, isAborted) => {
     let value;
     try {
       value = JSON.parse(text);
@@ -39,7 +29,7 @@ function readJsonLater(res, req, answer) {
     }
     // The continuation runs in the microtasks uWS drains before it uncorks this socket.
     Promise.resolve(value).then((v) => {
-      if (aborted) return;
+      if (isAborted()) return;
       const out = v === undefined ? null : answer(v, headers);
       if (out === null) res.writeStatus('400 Bad Request').end('invalid body');
       else res.writeHeader('content-type', 'application/json').end(out);
@@ -58,18 +48,9 @@ await serve({
 
     validated(app) {
       app.post('/json', (res, req) => {
-        readJsonLater(res, req, (value) => {
-          const result = payloadSchema.safeParse(value);
-          return result.success ? JSON.stringify(result.data) : null;
-        });
+        readJsonLater(res, req, validatedAnswer);
       });
     },
   },
-  listen: (app, port) =>
-    new Promise((resolve, reject) => {
-      app.listen('127.0.0.1', port, (token) => {
-        if (!token) reject(new Error(`uWS could not listen on 127.0.0.1:${port}`));
-        else resolve(uWS.us_socket_local_port(token));
-      });
-    }),
+  listen: listenRaw(uWS),
 });

@@ -2,32 +2,21 @@
 // as the baseline every other framework is compared with.
 import { assertNativeUws, serve } from '../lib/server-kit.mjs';
 import { ROUTE_COUNT } from '../scenarios.mjs';
-import { payloadSchema } from '../lib/schema.mjs';
+import { listenRaw, readBody, validatedAnswer } from '../lib/raw-uws-kit.mjs';
 
 const uWS = assertNativeUws(import.meta.url);
 
 /**
- * Reads a JSON body the way a raw uWS server does (onAborted + onData, the last chunk decoded in
- * place), turns it into the answer with `answer` (null: 400), and sends it corked.
+ * Reads a JSON body the way a raw uWS server does (see lib/raw-body.mjs), turns it into the
+ * answer with `answer` (null: 400), and sends it corked.
  */
 function readJson(res, answer) {
-  let aborted = false;
-  let chunks = null;
-  res.onAborted(() => {
-    aborted = true;
-  });
-  res.onData((chunk, isLast) => {
-    // uWS reuses `chunk` once this callback returns, so partial bodies are copied.
-    if (!isLast) {
-      (chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
-      return;
-    }
-    const text = chunks ? Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8') : Buffer.from(chunk).toString('utf8');
+  readBody(res, (text, isAborted) => {
     let out = null;
     try {
       out = answer(JSON.parse(text));
     } catch {}
-    if (aborted) return;
+    if (isAborted()) return;
     res.cork(() => {
       if (out === null) res.writeStatus('400 Bad Request').end('invalid body');
       else res.writeHeader('content-type', 'application/json').end(out);
@@ -86,18 +75,9 @@ await serve({
 
     validated(app) {
       app.post('/json', (res) => {
-        readJson(res, (value) => {
-          const result = payloadSchema.safeParse(value);
-          return result.success ? JSON.stringify(result.data) : null;
-        });
+        readJson(res, validatedAnswer);
       });
     },
   },
-  listen: (app, port) =>
-    new Promise((resolve, reject) => {
-      app.listen('127.0.0.1', port, (token) => {
-        if (!token) reject(new Error(`uWS could not listen on 127.0.0.1:${port}`));
-        else resolve(uWS.us_socket_local_port(token));
-      });
-    }),
+  listen: listenRaw(uWS),
 });
