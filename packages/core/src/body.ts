@@ -100,8 +100,13 @@ export class Body {
     this.#mode = Mode.Discard;
     this.#chunks = [];
     this.#queued = 0;
-    if (!this.#done && wasStreaming && this.#stream && !this.#stream.destroyed) {
-      this.#stream.destroy(new VeloxError(ErrorCodes.ABORTED, 'The response ended before the body was read', { status: 400 }));
+    if (!this.#done) {
+      const ended = () => new VeloxError(ErrorCodes.ABORTED, 'The response ended before the body was read', { status: 400 });
+      if (wasStreaming && this.#stream && !this.#stream.destroyed) this.#stream.destroy(ended());
+      // A read still waiting would otherwise never settle, and the code after its await never run.
+      const reject = this.#reject;
+      this.#resolve = this.#reject = undefined;
+      reject?.(ended());
     }
     this.#resume();
   }
@@ -172,8 +177,6 @@ export class Body {
 
   /** Settles the pending read; `bytes` may be a view of uWS's buffer, so it is converted now. */
   #settle(bytes: Buffer): void {
-    // Called from uWS's data callback: whoever awaited the body answers inside uWS's cork.
-    this.#res._corkedUntilMicrotasks();
     const resolve = this.#resolve;
     const reject = this.#reject;
     this.#resolve = this.#reject = undefined;
@@ -181,9 +184,15 @@ export class Body {
     try {
       value = this.#convert(bytes);
     } catch (err) {
-      return reject?.(err);
+      reject?.(err);
+      this.#res._corkedUntilMicrotasks();
+      return;
     }
     resolve?.(value);
+    // Called from uWS's data callback: whoever awaited the body answers inside uWS's cork. Only
+    // after resolve(), so that the awaiting code's continuation is queued before the microtask
+    // that ends this (see Response._corkedUntilMicrotasks).
+    this.#res._corkedUntilMicrotasks();
   }
 
   #fail(err: VeloxError): void {

@@ -227,7 +227,9 @@ export class Response extends LazyEmitter {
   setHeader(name: string, value: HeaderValue | number): this {
     if (this.#headersSent) throw headersSent();
     const key = checkName(name);
-    const checked = Array.isArray(value) ? value.map((v) => checkValue(name, v)) : checkValue(name, value);
+    // Arrays are stored frozen: get()/getHeader() hand them out, and a value pushed into one
+    // later would reach the wire unchecked (all headers are joined into one uWS call).
+    const checked = Array.isArray(value) ? (Object.freeze(value.map((v) => checkValue(name, v))) as string[]) : checkValue(name, value);
     (this.#headers ??= new Bag<HeaderValue>())[key] = checked;
     return this;
   }
@@ -783,7 +785,9 @@ export class Response extends LazyEmitter {
    * @internal Called from uWS's data callback for this connection. uWS has corked the socket and
    * runs the microtasks queued now before it uncorks, so an answer written by the code that
    * awaited the body needs no cork() of its own (a cork call from JS costs about as much as
-   * writing a header). A microtask queued last puts the phase back for anything later.
+   * writing a header). A microtask queued last puts the phase back for anything later, so
+   * this must be called after the body's promise was settled: the continuation of an `await` on
+   * it is queued at that moment and then runs first.
    */
   _corkedUntilMicrotasks(): void {
     if (this.#phase !== Phase.Async) return;

@@ -4,11 +4,13 @@
  * cork() call when it knows uWS has corked the socket (inside the route callback, and in the
  * microtasks that run right after the body's last chunk arrived). These tests run a server in a
  * child process, answer in every way core knows, and read the child's stderr: one wrong guess
- * shows up there as uWS's warning.
+ * shows up there as uWS's warning. A last test counts the cork() calls themselves, to show the
+ * skip really happens.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { raw, server, sleep, start } from './helpers.ts';
 
 const WARNING = 'must be made from within a corked callback';
 const cwd = fileURLToPath(new URL('..', import.meta.url));
@@ -106,5 +108,52 @@ describe('corking', () => {
     }
     await new Promise((r) => setTimeout(r, 100));
     expect(stderr()).not.toContain(WARNING);
+  });
+
+  it('answers an awaited body without a cork() call of its own, and corks when it answers later', async () => {
+    const app = server();
+    // uWS's responses share one prototype: take it from a raw route, then count cork() calls.
+    let proto: { cork: (...args: unknown[]) => unknown } | undefined;
+    app.uws.get('/probe', (res) => {
+      proto = Object.getPrototypeOf(res);
+      res.end('p');
+    });
+    app.post('/echo', async (req, res) => res.json(await req.json()));
+    app.post('/later', async (req, res) => {
+      const body = await req.json();
+      await sleep(2);
+      res.json(body);
+    });
+    app.post('/bad', async (req, res) => res.json(await req.json()));
+    const { port, url } = await start(app);
+    await fetch(`${url}/probe`);
+    const original = proto!.cork;
+    let corks = 0;
+    proto!.cork = function (this: unknown, ...args: unknown[]) {
+      corks++;
+      return original.apply(this, args);
+    };
+    try {
+      const send = async (path: string, body: string, split = false) => {
+        corks = 0;
+        const request = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+        const at = request.length - 3;
+        const { text } = await raw(port, split ? [request.slice(0, at), request.slice(at)] : request, { gapMs: split ? 30 : 0, quietMs: 150 });
+        return { text, corks };
+      };
+      const same = await send('/echo', '{"a":1}');
+      expect(same.text).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*\r\n\r\n\{"a":1\}$/);
+      expect(same.corks).toBe(0);
+      const split = await send('/echo', '{"a":2}', true); // the last chunk comes in a later packet
+      expect(split.text.endsWith('{"a":2}')).toBe(true);
+      expect(split.corks).toBe(0);
+      const later = await send('/later', '{"a":3}');
+      expect(later.text.endsWith('{"a":3}')).toBe(true);
+      expect(later.corks).toBe(1);
+      const bad = await send('/bad', '{oops');
+      expect(bad.text).toMatch(/^HTTP\/1\.1 400 /);
+    } finally {
+      proto!.cork = original;
+    }
   });
 });

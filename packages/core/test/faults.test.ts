@@ -87,6 +87,45 @@ describe('bad input', () => {
     }
   });
 
+  it('hands out list headers read-only, so nothing unchecked can be pushed into them', async () => {
+    const app = server();
+    app.get('/push', (req, res) => {
+      res.set('x-list', ['a']).cookie('c', '1');
+      for (const name of ['x-list', 'set-cookie']) {
+        const list = res.getHeader(name) as string[];
+        expect(Object.isFrozen(list)).toBe(true);
+        expect(() => list.push('b\r\nx-injected: yes')).toThrow(TypeError);
+      }
+      res.append('x-list', 'b').send('ok'); // the supported way to add a value
+    });
+    const { port } = await start(app);
+    const { text } = await raw(port, 'GET /push HTTP/1.1\r\nHost: x\r\n\r\n');
+    const [response] = parseResponses(text);
+    expect(response?.status).toBe(200);
+    expect(text).not.toContain('x-injected');
+    expect(text).toContain('\r\nx-list: a\r\nx-list: b\r\n');
+  });
+
+  it('rejects a body read still waiting when the response ends, instead of leaving it hanging', async () => {
+    const app = server();
+    const outcome = new Promise<string>((resolve) => {
+      app.post('/early', async (req, res) => {
+        const reading = req.text().then(
+          () => 'resolved',
+          (err: any) => `rejected ${err.code}`,
+        );
+        res.status(202).send('answered before the body'); // e.g. a timeout or an auth check
+        resolve(await reading);
+      });
+    });
+    const { port } = await start(app);
+    // Headers and the first half of the body now, the rest much later.
+    const head = 'POST /early HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello';
+    const { text } = await raw(port, [head, 'world'], { gapMs: 100, quietMs: 200 });
+    expect(parseResponses(text)[0]?.status).toBe(202);
+    expect(await outcome).toBe('rejected VELOX_ERR_ABORTED');
+  });
+
   it('answers 400 to a path parameter with a malformed percent-escape', async () => {
     const app = server();
     let reached = false;
