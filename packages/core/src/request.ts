@@ -20,6 +20,14 @@ export type Query = Record<string, string | string[] | undefined>;
 /** Request headers, with lower-case names. Repeated headers are joined with `, ` (cookies with `; `). */
 export type Headers = Record<string, string | undefined>;
 
+/**
+ * Headers that `get()` always reads whole, repeats joined, even while uWS's request is live (uWS's
+ * getHeader gives only the first line). A proxy appends its hop as a separate line as often as to
+ * the existing one: reading only the first X-Forwarded-For line would hand the client-written
+ * value to `req.ip`.
+ */
+const WHOLE_HEADERS = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'cookie']);
+
 const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
 
 /**
@@ -156,7 +164,10 @@ export class Request<Params = Record<string, string>> {
   }
 
   /**
-   * One header by name (any case); `referrer` and `referer` are the same header.
+   * One header by name (any case); `referrer` and `referer` are the same header. Until something
+   * reads `req.headers` or the handler goes async, this asks uWS directly, which gives only the
+   * first line of a header sent on several lines; otherwise (and always for Cookie, Forwarded and
+   * the X-Forwarded-* headers) repeated lines are joined as in `req.headers`.
    * @example
    * ```ts
    * const type = req.get('Content-Type');
@@ -165,7 +176,7 @@ export class Request<Params = Record<string, string>> {
   get(name: string): string | undefined {
     let key = name.toLowerCase();
     if (key === 'referrer') key = 'referer';
-    if (this.#headers || !this.#ureq) return this.headers[key];
+    if (this.#headers || !this.#ureq || WHOLE_HEADERS.has(key)) return this.headers[key];
     // uWS answers the first occurrence, or '' when absent: only an absent header is ''
     // often enough to matter, and then the full list settles it.
     const value = this.#ureq.getHeader(key);

@@ -113,6 +113,25 @@ describe('Request', () => {
     });
   });
 
+  it('reads X-Forwarded-For and cookies whole when they come on several lines, even synchronously', async () => {
+    const app = server({ trustProxy: 'loopback' });
+    app.get('/', (req, res) =>
+      res.json({ ip: req.ip, ips: req.ips, xff: req.get('x-forwarded-for'), cookies: { ...req.cookies } }),
+    );
+    const { port } = await start(app);
+    // A client-written line first, then the line the (trusted, loopback) proxy appended.
+    const { text } = await raw(
+      port,
+      'GET / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 6.6.6.6\r\nCookie: a=1\r\nX-Forwarded-For: 10.0.0.2\r\nCookie: b=2\r\n\r\n',
+    );
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({
+      ip: '10.0.0.2',
+      ips: ['10.0.0.2'],
+      xff: '6.6.6.6, 10.0.0.2',
+      cookies: { a: '1', b: '2' },
+    });
+  });
+
   it('walks X-Forwarded-For as far as a hop count allows', async () => {
     const app = server({ trustProxy: 2 });
     app.get('/', (req, res) => res.json({ ip: req.ip, ips: req.ips }));
