@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { frameworkById } from './frameworks.mjs';
 import { rawRequest, sendFixed } from './lib/fixed-client.mjs';
+import { ensureCommand, listScenarios, serverArgs } from './lib/tools.mjs';
 import { SCENARIOS, scenarioByName } from './scenarios.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -39,26 +40,16 @@ const scenarios = (onlyScenarios ?? SCENARIOS.map((s) => s.name)).map((n) => sce
 const frameworks = (onlyFrameworks ?? DEFAULT_FRAMEWORKS).map((id) => frameworkById(id) ?? fail(`unknown framework ${id}`));
 if (!(Number.isInteger(warmup) && warmup >= 0 && Number.isInteger(count) && count > 0)) fail('INSTR_WARMUP and INSTR_COUNT must be whole numbers');
 
-if (spawnSync('sh', ['-c', 'command -v valgrind && command -v callgrind_control'], { stdio: 'ignore' }).status !== 0) {
-  console.log('valgrind not found: installing it with apt-get');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  if (spawnSync('apt-get', ['install', '-y', 'valgrind'], { stdio: 'inherit', env }).status !== 0) {
-    spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
-    if (spawnSync('apt-get', ['install', '-y', 'valgrind'], { stdio: 'inherit', env }).status !== 0) fail('could not install valgrind');
-  }
-}
-
-/** Scenarios a server file implements. */
-function implemented(fw) {
-  const r = spawnSync(process.execPath, [...(fw.nodeArgs ?? []), path.join('servers', fw.file), '--list'], { cwd: HERE, encoding: 'utf8' });
-  if (r.status !== 0) fail(`could not load servers/${fw.file}: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop());
+try {
+  ensureCommand('valgrind');
+} catch (err) {
+  fail(err.message);
 }
 
 /** One measurement: instructions per request of `fw` answering `scenario`. */
 async function measure(fw, scenario) {
   const dir = mkdtempSync(path.join(tmpdir(), 'velox-instr-'));
-  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', process.execPath, ...(fw.nodeArgs ?? []), path.join('servers', fw.file), scenario.name, '0'];
+  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', process.execPath, ...serverArgs(fw, scenario.name, '0')];
   const child = spawn('valgrind', args, { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => {
@@ -102,12 +93,13 @@ function summary(file) {
   return m ? Number(m[1]) : 0;
 }
 
+const implemented = new Map(frameworks.map((fw) => [fw.id, listScenarios(fw)]));
 const results = {};
 const started = Date.now();
 for (const scenario of scenarios) {
   results[scenario.name] = {};
   for (const fw of frameworks) {
-    if (!implemented(fw).includes(scenario.name)) continue;
+    if (!implemented.get(fw.id).includes(scenario.name)) continue;
     const perRequest = await measure(fw, scenario);
     results[scenario.name][fw.id] = Math.round(perRequest);
     console.log(`${scenario.name.padEnd(18)} ${fw.label.padEnd(22)} ${Math.round(perRequest).toLocaleString('en-US').padStart(8)} instructions/request`);

@@ -13,6 +13,7 @@ import { checkScenario } from './lib/check.mjs';
 import { foreignSeconds, processTimes, stealWindow, waitForQuiet } from './lib/contention.mjs';
 import { describeMachine, packageVersion } from './lib/machine.mjs';
 import { addRatios, renderMarkdown, summarizeRow } from './lib/report.mjs';
+import { ensureCommand, have, listScenarios, serverArgs } from './lib/tools.mjs';
 import { parseWrk } from './lib/wrk.mjs';
 import { SCENARIOS, scenarioByName } from './scenarios.mjs';
 
@@ -86,20 +87,11 @@ const writeCommitted = process.env.BENCH_WRITE === '1' || (!partial && process.e
 
 // ---------------------------------------------------------------- tools
 
-function have(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-}
-
 function ensureTools() {
-  if (!have('wrk')) {
-    console.log('wrk not found: installing it with apt-get');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const install = () => spawnSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'inherit', env }).status === 0;
-    if (!install()) {
-      spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
-      if (!install()) fail('could not install wrk (apt-get install -y wrk failed; are you root?)');
-    }
-    if (!have('wrk')) fail('wrk is still not on PATH after installing it');
+  try {
+    ensureCommand('wrk');
+  } catch (err) {
+    fail(err.message);
   }
   if (!have('taskset')) fail('taskset not found (it is part of util-linux)');
   for (const cpu of [config.serverCpu, config.clientCpu]) {
@@ -134,24 +126,10 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-function nodeArgs(fw, ...rest) {
-  return [...(fw.nodeArgs ?? []), path.join('servers', fw.file), ...rest];
-}
-
-/** Asks a server file which scenarios it implements. */
-function listScenarios(fw) {
-  const r = spawnSync(process.execPath, nodeArgs(fw, '--list'), { cwd: HERE, encoding: 'utf8', timeout: 60_000 });
-  if (r.status !== 0) {
-    const why = (r.stderr || r.stdout || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-6).join(' / ');
-    throw new Error(`could not load servers/${fw.file}: ${why}`);
-  }
-  return JSON.parse(r.stdout.trim().split('\n').pop());
-}
-
 /** Starts a server pinned to the server CPU and resolves once it prints `PORT <n>`. */
 function startServer(fw, scenario) {
   const child = track(
-    spawn('taskset', ['-c', String(config.serverCpu), process.execPath, ...nodeArgs(fw, scenario.name)], {
+    spawn('taskset', ['-c', String(config.serverCpu), process.execPath, ...serverArgs(fw, scenario.name)], {
       cwd: HERE,
       stdio: ['ignore', 'pipe', 'pipe'],
     }),

@@ -101,12 +101,11 @@ export class Body {
     this.#chunks = [];
     this.#queued = 0;
     if (!this.#done) {
-      const ended = () => new VeloxError(ErrorCodes.ABORTED, 'The response ended before the body was read', { status: 400 });
-      if (wasStreaming && this.#stream && !this.#stream.destroyed) this.#stream.destroy(ended());
+      if (wasStreaming && this.#stream && !this.#stream.destroyed) this.#stream.destroy(responseEnded());
       // A read still waiting would otherwise never settle, and the code after its await never run.
       const reject = this.#reject;
       this.#resolve = this.#reject = undefined;
-      reject?.(ended());
+      reject?.(responseEnded());
     }
     this.#resume();
   }
@@ -180,18 +179,14 @@ export class Body {
     const resolve = this.#resolve;
     const reject = this.#reject;
     this.#resolve = this.#reject = undefined;
-    let value: unknown;
     try {
-      value = this.#convert(bytes);
+      resolve?.(this.#convert(bytes));
     } catch (err) {
       reject?.(err);
-      this.#res._corkedUntilMicrotasks();
-      return;
     }
-    resolve?.(value);
     // Called from uWS's data callback: whoever awaited the body answers inside uWS's cork. Only
-    // after resolve(), so that the awaiting code's continuation is queued before the microtask
-    // that ends this (see Response._corkedUntilMicrotasks).
+    // once the promise is settled, so that the awaiting code's continuation is queued before the
+    // microtask that ends this (see Response._corkedUntilMicrotasks).
     this.#res._corkedUntilMicrotasks();
   }
 
@@ -233,6 +228,10 @@ export function parseJson(text: string): unknown {
       cause,
     });
   }
+}
+
+function responseEnded(): VeloxError {
+  return new VeloxError(ErrorCodes.ABORTED, 'The response ended before the body was read', { status: 400 });
 }
 
 function consumed(): VeloxError {
