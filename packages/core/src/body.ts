@@ -10,6 +10,9 @@ import type { HttpResponse } from 'uWebSockets.js';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { Response } from './response.ts';
 
+/** The shared empty chunk list: most bodies arrive in one piece and never need a list of their own. */
+const NO_CHUNKS: Buffer[] = [];
+
 /** Bytes queued with no consumer, or not yet taken by a slow stream, before uWS is paused. */
 const HIGH_WATER_MARK = 64 * 1024;
 
@@ -30,26 +33,42 @@ const enum Mode {
 
 export class Body {
   #ures: HttpResponse;
-  #chunks: Buffer[] = [];
-  #queued = 0;
-  #received = 0;
-  #done = false;
-  #paused = false;
-  #mode = Mode.Idle;
+  #res: Response;
+  #chunks: Buffer[];
+  #queued: number;
+  #received: number;
+  #done: boolean;
+  #paused: boolean;
+  #mode: Mode;
   #error: VeloxError | undefined;
-  #limit = Infinity;
-  #as: As = As.Buffer;
+  #limit: number;
+  #as: As;
   #resolve: ((value: any) => void) | undefined;
   #reject: ((err: unknown) => void) | undefined;
   #stream: Readable | undefined;
   /** Set when the body went over the limit: the connection must close after the answer. */
-  overflowed = false;
+  overflowed: boolean;
+  /** The announced length (Content-Length), or -1 for a chunked body. */
+  readonly expectedLength: number;
 
-  #res: Response;
-
-  constructor(ures: HttpResponse, res: Response, readonly expectedLength: number) {
+  constructor(ures: HttpResponse, res: Response, expectedLength: number) {
+    // Assigned here rather than as field initializers: one flat constructor V8 inlines.
     this.#ures = ures;
     this.#res = res;
+    this.#chunks = NO_CHUNKS;
+    this.#queued = 0;
+    this.#received = 0;
+    this.#done = false;
+    this.#paused = false;
+    this.#mode = Mode.Idle;
+    this.#error = undefined;
+    this.#limit = Infinity;
+    this.#as = As.Buffer;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    this.#stream = undefined;
+    this.overflowed = false;
+    this.expectedLength = expectedLength;
     ures.onData((chunk, isLast) => this.#onData(chunk, isLast));
   }
 
@@ -86,7 +105,7 @@ export class Body {
     });
     this.#stream = stream;
     for (const chunk of this.#chunks) stream.push(chunk);
-    this.#chunks = [];
+    this.#chunks = NO_CHUNKS;
     this.#queued = 0;
     if (this.#error) stream.destroy(this.#error);
     else if (this.#done) stream.push(null);
@@ -98,7 +117,7 @@ export class Body {
     if (this.#mode === Mode.Discard) return;
     const wasStreaming = this.#mode === Mode.Stream;
     this.#mode = Mode.Discard;
-    this.#chunks = [];
+    this.#chunks = NO_CHUNKS;
     this.#queued = 0;
     if (!this.#done) {
       if (wasStreaming && this.#stream && !this.#stream.destroyed) this.#stream.destroy(responseEnded());
@@ -148,7 +167,8 @@ export class Body {
       if (mode === Mode.Stream) {
         if (!this.#stream!.push(chunk)) this.#pause();
       } else {
-        this.#chunks.push(chunk);
+        if (this.#chunks === NO_CHUNKS) this.#chunks = [chunk];
+        else this.#chunks.push(chunk);
         this.#queued += length;
         if (mode === Mode.Idle && this.#queued >= HIGH_WATER_MARK) this.#pause();
       }
@@ -163,7 +183,7 @@ export class Body {
   #concat(): Buffer {
     const chunks = this.#chunks;
     const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    this.#chunks = [];
+    this.#chunks = NO_CHUNKS;
     return all;
   }
 
@@ -192,7 +212,7 @@ export class Body {
 
   #fail(err: VeloxError): void {
     this.#error = err;
-    this.#chunks = [];
+    this.#chunks = NO_CHUNKS;
     this.#queued = 0;
     const reject = this.#reject;
     this.#resolve = this.#reject = undefined;

@@ -70,14 +70,14 @@ export class Request<Params = Record<string, string>> {
   #locals: Record<string, unknown> | undefined;
 
   /** @internal Built by the server for each request. */
-  constructor(server: Server, ureq: HttpRequest, ures: HttpResponse, res: Response, method: string) {
+  constructor(server: Server, ureq: HttpRequest, ures: HttpResponse, res: Response, method: string, path?: string) {
     this.server = server;
     this.res = res;
     this.method = method;
     this.params = EMPTY_PARAMS as Params;
     this.#ureq = ureq;
     this.#ures = ures;
-    this.#path = undefined;
+    this.#path = path;
     this.#rawQuery = undefined;
     this.#query = undefined;
     this.#headers = undefined;

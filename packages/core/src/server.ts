@@ -584,6 +584,12 @@ export class Server {
     const fixedMethod = method === 'ANY' ? undefined : method;
     const wildcard = pattern.endsWith('/*') ? pattern.length - 1 : -1;
     const hasParams = names.length > 0 || wildcard >= 0;
+    // uWS matches a pattern without parameters only by the exact same path (no decoding, no
+    // case folding, no trailing-slash leniency), so that path need not be asked from uWS.
+    const fixedPath = pattern.includes(':') || pattern.includes('*') ? undefined : pattern;
+    const shape: Record<string, string> = {};
+    for (const name of names) shape[name] = '';
+    if (wildcard >= 0) shape['*'] = '';
     return (ures: HttpResponse, ureq: HttpRequest): void => {
       let m: string | undefined = fixedMethod;
       let isHead = head;
@@ -592,11 +598,11 @@ export class Server {
         isHead = m === 'HEAD';
       }
       const res = new Response(this, ures, isHead);
-      const req = new Request(this, ureq, ures, res, m);
+      const req = new Request(this, ureq, ures, res, m, fixedPath);
       res.req = req;
       if (this.#closing) res._closeAfter();
       if (hasParams) {
-        const params = readParams(ureq, names, wildcard);
+        const params = readParams(ureq, names, wildcard, shape);
         if (params === undefined) {
           fail(new VeloxError(ErrorCodes.BAD_ENCODING, 'Malformed percent-escape in the path', { status: 400 }), req, res);
         } else {
@@ -726,16 +732,18 @@ function defaultNotFoundHandler(req: Request, res: Response): void {
 }
 
 /** Reads and decodes route parameters; undefined when an escape is malformed. */
-function readParams(ureq: HttpRequest, names: string[], wildcard: number): Record<string, string> | undefined {
-  const params: Record<string, string> = {};
+function readParams(ureq: HttpRequest, names: string[], wildcard: number, shape: Record<string, string>): Record<string, string> | undefined {
+  // A copy of the route's own template: every request's params share one hidden class, and the
+  // stores below overwrite existing keys instead of adding properties.
+  const params = { ...shape };
   try {
     for (let i = 0; i < names.length; i++) {
       const raw = ureq.getParameter(i);
-      params[names[i]!] = raw.includes('%') ? decodeURIComponent(raw) : raw;
+      params[names[i]!] = raw.indexOf('%') < 0 ? raw : decodeURIComponent(raw);
     }
     if (wildcard >= 0) {
       const rest = ureq.getUrl().slice(wildcard);
-      params['*'] = rest.includes('%') ? decodeURIComponent(rest) : rest;
+      params['*'] = rest.indexOf('%') < 0 ? rest : decodeURIComponent(rest);
     }
   } catch {
     return undefined;

@@ -34,6 +34,42 @@ describe('Request', () => {
     });
   });
 
+  it('parses query strings: repeats, bare keys, escapes, empty parts, malformed escapes', async () => {
+    const app = server();
+    app.get('/q', (req, res) => res.json({ ...req.query }));
+    const { url } = await start(app);
+    const cases: Array<[string, Record<string, string | string[]>]> = [
+      ['a=1&a=2&a=3', { a: ['1', '2', '3'] }],
+      ['flag&x=', { flag: '', x: '' }],
+      ['=lost&k=v', { k: 'v' }],
+      ['&&k=v&', { k: 'v' }],
+      ['e=%E2%82%AC&sp=a+b+c', { e: '€', sp: 'a b c' }],
+      ['a+b=c%2Bd', { 'a b': 'c+d' }],
+      ['x=1=2', { x: '1=2' }],
+      ['bad=%zz&ok=1', { bad: '%zz', ok: '1' }],
+      ['%6Bey=v', { key: 'v' }],
+      ['constructor=1&__proto__=2', { constructor: '1', ['__proto__']: '2' }],
+    ];
+    for (const [query, expected] of cases) {
+      const r = await fetch(`${url}/q?${query}`);
+      expect(await r.json(), query).toEqual(expected);
+    }
+  });
+
+  it('reports the path of a route without parameters as sent, after the handler went async', async () => {
+    const app = server();
+    app.get('/static/page', async (req, res) => {
+      await sleep(5);
+      res.json({ path: req.path, url: req.url, query: { ...req.query } });
+    });
+    app.post('/json', async (req, res) => res.json({ path: req.path, url: req.url, body: await req.json() }));
+    const { url } = await start(app);
+    expect(await (await fetch(`${url}/static/page?x=1`)).json()).toEqual({ path: '/static/page', url: '/static/page?x=1', query: { x: '1' } });
+    expect(await (await fetch(`${url}/static/page`)).json()).toEqual({ path: '/static/page', url: '/static/page', query: {} });
+    const r = await fetch(`${url}/json?v=2`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+    expect(await r.json()).toEqual({ path: '/json', url: '/json?v=2', body: { a: 1 } });
+  });
+
   it('keeps request data readable after the handler went async', async () => {
     const app = server();
     app.get('/later', async (req, res) => {
