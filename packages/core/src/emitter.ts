@@ -4,8 +4,12 @@
  */
 type Listener = (...args: any[]) => void;
 
+const kEvents = Symbol('velox.events');
+
 export class LazyEmitter {
-  #events: Map<string | symbol, Listener[]> | undefined;
+  // Declared, not defined: the property appears on first use. A class with no fields of its own
+  // has a default constructor, which V8 skips when a subclass calls super() (--omit-default-ctors).
+  declare [kEvents]: Map<string | symbol, Listener[]> | undefined;
 
   /**
    * Adds a listener.
@@ -15,7 +19,7 @@ export class LazyEmitter {
    * ```
    */
   on(event: string | symbol, listener: Listener): this {
-    const events = (this.#events ??= new Map());
+    const events = (this[kEvents] ??= new Map());
     const list = events.get(event);
     if (list) list.push(listener);
     else events.set(event, [listener]);
@@ -29,7 +33,7 @@ export class LazyEmitter {
 
   /** Adds a listener that runs before the others. */
   prependListener(event: string | symbol, listener: Listener): this {
-    const events = (this.#events ??= new Map());
+    const events = (this[kEvents] ??= new Map());
     events.set(event, [listener, ...(events.get(event) ?? [])]);
     return this;
   }
@@ -46,7 +50,7 @@ export class LazyEmitter {
 
   /** Removes a listener. */
   off(event: string | symbol, listener: Listener): this {
-    const list = this.#events?.get(event);
+    const list = this[kEvents]?.get(event);
     if (!list) return this;
     const i = list.findIndex((l) => l === listener || (l as { listener?: Listener }).listener === listener);
     if (i >= 0) list.splice(i, 1);
@@ -60,14 +64,14 @@ export class LazyEmitter {
 
   /** Removes every listener of an event, or of all events. */
   removeAllListeners(event?: string | symbol): this {
-    if (event === undefined) this.#events = undefined;
-    else this.#events?.delete(event);
+    if (event === undefined) this[kEvents] = undefined;
+    else this[kEvents]?.delete(event);
     return this;
   }
 
   /** Calls the listeners of an event; true if there were any. */
   emit(event: string | symbol, ...args: unknown[]): boolean {
-    const list = this.#events?.get(event);
+    const list = this[kEvents]?.get(event);
     if (!list || list.length === 0) return false;
     for (const listener of list.slice()) listener.apply(this, args);
     return true;
@@ -75,11 +79,11 @@ export class LazyEmitter {
 
   /** How many listeners an event has. */
   listenerCount(event: string | symbol): number {
-    return this.#events?.get(event)?.length ?? 0;
+    return this[kEvents]?.get(event)?.length ?? 0;
   }
 
   /** @internal True when anybody listens to anything. */
   get _hasListeners(): boolean {
-    return this.#events !== undefined && this.#events.size > 0;
+    return this[kEvents] !== undefined && this[kEvents].size > 0;
   }
 }

@@ -428,6 +428,11 @@ export class Request<Params = Record<string, string>> {
     this.#ureq = null;
   }
 
+  /** @internal The uWS callback returned after the response was sent: uWS's request is gone. */
+  _release(): void {
+    this.#ureq = null;
+  }
+
   /** @internal The response is ending: drop any unread body (uWS's request stays readable until the callback returns). */
   _end(): void {
     if (this.#body) this.#body.discard();

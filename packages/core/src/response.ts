@@ -7,9 +7,10 @@ import type { Readable } from 'node:stream';
 import { serialize as serializeCookie, type SerializeOptions } from 'cookie';
 import { sign } from 'cookie-signature';
 import type { HttpResponse, us_socket_context_t } from 'uWebSockets.js';
-import { LazyEmitter } from './emitter.ts';
 import { Bag } from './bag.ts';
+import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import { type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
 import { kConfig, kContext, kHooks } from './symbols.ts';
@@ -64,12 +65,6 @@ const enum Phase {
   Aborted = 3,
 }
 
-const STATUS_LINES: string[] = [];
-for (const code in STATUS_CODES) STATUS_LINES[Number(code)] = `${code} ${STATUS_CODES[code]}`;
-function statusLine(code: number): string {
-  return STATUS_LINES[code] ?? `${code} Unknown`;
-}
-
 const RESOLVED = Promise.resolve();
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -97,12 +92,6 @@ const TYPES: Record<string, string> = {
   events: 'text/event-stream',
 };
 
-type HeaderValue = string | string[];
-
-/** `content-type` and the values of TYPES, encoded once: uWS reads buffers without converting them. */
-const CONTENT_TYPE_BYTES = Buffer.from('content-type');
-const TYPE_BYTES = new Map<string, Buffer>(Object.values(TYPES).map((value) => [value, Buffer.from(value)]));
-
 /**
  * The response, handed to every middleware and handler. Every write is corked; writes after
  * the client left are dropped quietly.
@@ -118,45 +107,38 @@ export class Response extends LazyEmitter {
   /** The server that received the request. */
   readonly server: Server;
   /** The request this response answers. */
-  req: Request;
+  req: Request = null as unknown as Request; // set by the server right after construction
   /** The status code to send (Node-style, writable). */
-  statusCode: number;
+  statusCode = 200;
 
+  // Fields start with their value where they are declared and the constructor sets only the
+  // others: each field is written once, and the constructor stays small enough for V8 to
+  // inline it into the route's dispatcher.
   #ures: HttpResponse;
-  #headers: Record<string, HeaderValue> | null;
-  #phase: Phase;
-  #headersSent: boolean;
+  #headers: HeaderList | null = null;
+  #heads: HeadCache;
+  #phase = Phase.Sync;
+  #headersSent = false;
   #head: boolean;
-  #close: boolean;
-  #locals: Record<string, unknown> | undefined;
-  #onWritable: ((offset: number) => boolean) | undefined;
-  #hooked: boolean;
+  #close = false;
+  #locals: Record<string, unknown> | undefined = undefined;
+  #onWritable: ((offset: number) => boolean) | undefined = undefined;
+  #hooked = false;
 
   /** @internal The server's list of responses in progress. */
-  _inflight: boolean;
+  _inflight = false;
   /** @internal */
-  _prevInflight: Response | null;
+  _prevInflight: Response | null = null;
   /** @internal */
-  _nextInflight: Response | null;
+  _nextInflight: Response | null = null;
 
   /** @internal Built by the server for each request. */
-  constructor(server: Server, ures: HttpResponse, head: boolean) {
+  constructor(server: Server, ures: HttpResponse, head: boolean, heads: HeadCache) {
     super();
     this.server = server;
-    this.statusCode = 200;
-    this.req = null as unknown as Request; // set by the server right after construction
     this.#ures = ures;
-    this.#headers = null;
-    this.#phase = Phase.Sync;
-    this.#headersSent = false;
+    this.#heads = heads;
     this.#head = head;
-    this.#close = false;
-    this.#locals = undefined;
-    this.#onWritable = undefined;
-    this.#hooked = false;
-    this._inflight = false;
-    this._prevInflight = null;
-    this._nextInflight = null;
   }
 
   /** Per-request values for templates and later middlewares. */
@@ -230,7 +212,13 @@ export class Response extends LazyEmitter {
     // Arrays are stored frozen: get()/getHeader() hand them out, and a value pushed into one
     // later would reach the wire unchecked (all headers are joined into one uWS call).
     const checked = Array.isArray(value) ? (Object.freeze(value.map((v) => checkValue(name, v))) as string[]) : checkValue(name, value);
-    (this.#headers ??= new Bag<HeaderValue>())[key] = checked;
+    const list = this.#headers;
+    if (list === null) this.#headers = [key, checked];
+    else {
+      const i = indexOfHeader(list, key);
+      if (i < 0) list.push(key, checked);
+      else list[i + 1] = checked;
+    }
     return this;
   }
 
@@ -243,7 +231,7 @@ export class Response extends LazyEmitter {
 
   /** A header set so far. */
   get(name: string): HeaderValue | undefined {
-    return this.#headers?.[name.toLowerCase()];
+    return this.#value(name.toLowerCase());
   }
 
   /** Node-style alias of {@link Response.get}. */
@@ -253,18 +241,38 @@ export class Response extends LazyEmitter {
 
   /** All headers set so far. */
   getHeaders(): Record<string, HeaderValue> {
-    return { ...this.#headers };
+    const out = new Bag<HeaderValue>();
+    const list = this.#headers ?? [];
+    for (let i = 0; i < list.length; i += 2) out[list[i] as string] = list[i + 1]!;
+    return out;
   }
 
   /** Node-style: whether a header is set. */
   hasHeader(name: string): boolean {
-    return this.#headers?.[name.toLowerCase()] !== undefined;
+    return this.#value(name.toLowerCase()) !== undefined;
   }
 
   /** Removes a header. */
   remove(name: string): this {
-    if (this.#headers) delete this.#headers[name.toLowerCase()];
+    const list = this.#headers;
+    const i = list === null ? -1 : indexOfHeader(list, name.toLowerCase());
+    if (i >= 0) list!.splice(i, 2);
     return this;
+  }
+
+  /** The value of a header set so far, by its lower-case name. */
+  #value(key: string): HeaderValue | undefined {
+    const list = this.#headers;
+    if (list === null) return undefined;
+    const i = indexOfHeader(list, key);
+    return i < 0 ? undefined : list[i + 1];
+  }
+
+  /** Sets Content-Type to `type` unless one is set. */
+  #defaultType(type: string): void {
+    const list = this.#headers;
+    if (list === null) this.#headers = ['content-type', type];
+    else if (indexOfHeader(list, 'content-type') < 0) list.push('content-type', type);
   }
 
   /** Node-style alias of {@link Response.remove}. */
@@ -330,14 +338,12 @@ export class Response extends LazyEmitter {
    */
   send(body?: unknown): this {
     if (typeof body === 'string') {
-      if (this.#headers === null || this.#headers['content-type'] === undefined) {
-        (this.#headers ??= new Bag<HeaderValue>())['content-type'] = TYPES.text!;
-      }
+      this.#defaultType(TYPES.text!);
       this.#end(body);
     } else if (body === undefined || body === null) {
       this.#end('');
     } else if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
-      if (!this.hasHeader('content-type')) this.setHeader('content-type', TYPES.bin!);
+      this.#defaultType(TYPES.bin!);
       this.#end(body);
     } else {
       this.json(body);
@@ -354,9 +360,7 @@ export class Response extends LazyEmitter {
    */
   json(value: unknown): this {
     const text = JSON.stringify(value);
-    if (this.#headers === null || this.#headers['content-type'] === undefined) {
-      (this.#headers ??= new Bag<HeaderValue>())['content-type'] = TYPES.json!;
-    }
+    this.#defaultType(TYPES.json!);
     this.#end(text ?? 'null');
     return this;
   }
@@ -663,7 +667,7 @@ export class Response extends LazyEmitter {
       // No body. uWS 20.30's endWithoutBody only completes when called with no arguments, so the
       // length (HEAD) and Connection: close are written as headers.
       if (this.#head && status !== 204 && status !== 304) {
-        const declared = this.#headers?.['content-length'];
+        const declared = this.#value('content-length');
         const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
         ures.writeHeader('content-length', String(length));
       }
@@ -701,43 +705,10 @@ export class Response extends LazyEmitter {
     this.server._beforeHead(this.req, this);
   }
 
-  /**
-   * Writes the status line and headers; the caller has corked. Every uWS call that takes a
-   * string converts it in C++ (about 1,400 instructions per writeHeader with two strings), so
-   * all headers go out in one call: the first name, then one value that carries the other lines.
-   * That is safe because names are checked tokens and values never hold CR or LF (see setHeader).
-   */
+  /** Writes the status line and headers; the caller has corked. */
   #writeHead(): void {
     this.#headersSent = true;
-    const ures = this.#ures;
-    if (this.statusCode !== 200) ures.writeStatus(statusLine(this.statusCode));
-    const headers = this.#headers;
-    if (headers === null) return;
-    let first: string | undefined;
-    let block = '';
-    for (const key in headers) {
-      // uWS writes these itself, from what it is given to send.
-      if (key === 'content-length' || key === 'transfer-encoding') continue;
-      const value = headers[key]!;
-      if (typeof value === 'string') {
-        if (first === undefined) {
-          first = key;
-          block = value;
-        } else block += `\r\n${key}: ${value}`;
-      } else {
-        for (const v of value) {
-          if (first === undefined) {
-            first = key;
-            block = v;
-          } else block += `\r\n${key}: ${v}`;
-        }
-      }
-    }
-    if (first === undefined) return;
-    // The most common case, a content type alone, goes as two pre-encoded buffers.
-    const known = first === 'content-type' ? TYPE_BYTES.get(block) : undefined;
-    if (known !== undefined) ures.writeHeader(CONTENT_TYPE_BYTES, known);
-    else ures.writeHeader(first, block);
+    this.#heads.write(this.#ures, this.statusCode, this.#headers);
   }
 
   #whenWritable(): void {
@@ -761,12 +732,12 @@ export class Response extends LazyEmitter {
     const ures = this.#ures;
     const go = () => {
       this.#headersSent = true;
-      const headers = this.#headers;
-      if (headers !== null) {
+      const list = this.#headers;
+      if (list !== null) {
         ures.writeStatus('101 Switching Protocols');
-        for (const key in headers) {
-          const value = headers[key]!;
-          for (const v of typeof value === 'string' ? [value] : value) ures.writeHeader(key, v);
+        for (let i = 0; i < list.length; i += 2) {
+          const value = list[i + 1]!;
+          for (const v of typeof value === 'string' ? [value] : value) ures.writeHeader(list[i] as string, v);
         }
       }
       ures.upgrade(data, key, protocol, extensions, (ures as unknown as Record<symbol, us_socket_context_t>)[kContext]!);

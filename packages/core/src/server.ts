@@ -10,6 +10,7 @@ import proxyAddr from 'proxy-addr';
 import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocketBehavior } from 'uWebSockets.js';
 import { type ChainFn, FALL_THROUGH, type Fail, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
+import { HeadCache } from './headers.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
 import { normalizePrefix, paramNames, prefixMatcher, Relation, relate } from './routing.ts';
@@ -590,6 +591,7 @@ export class Server {
     const shape: Record<string, string> = {};
     for (const name of names) shape[name] = '';
     if (wildcard >= 0) shape['*'] = '';
+    const heads = new HeadCache();
     return (ures: HttpResponse, ureq: HttpRequest): void => {
       let m: string | undefined = fixedMethod;
       let isHead = head;
@@ -597,7 +599,7 @@ export class Server {
         m = ureq.getCaseSensitiveMethod().toUpperCase();
         isHead = m === 'HEAD';
       }
-      const res = new Response(this, ures, isHead);
+      const res = new Response(this, ures, isHead, heads);
       const req = new Request(this, ureq, ures, res, m, fixedPath);
       res.req = req;
       if (this.#closing) res._closeAfter();
@@ -613,7 +615,8 @@ export class Server {
         run(chain, 0, req, res, fail);
       }
       if (res.finished || res.aborted) {
-        req._detach();
+        // Kept apart from _detach so that this common path stays small enough to inline.
+        req._release();
         return;
       }
       // The handler went async: uWS needs an abort handler now, and its request dies on return.

@@ -56,6 +56,29 @@ describe('Request', () => {
     }
   });
 
+  it('reads query keys it has seen before like new ones: shared starts, escapes, many keys', async () => {
+    const app = server();
+    app.get('/q', (req, res) => res.json({ ...req.query }));
+    const { url } = await start(app);
+    const many = Array.from({ length: 80 }, (_, i) => `key${i}=${i}`).join('&');
+    const manyExpected = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`key${i}`, String(i)]));
+    const cases: Array<[string, Record<string, string | string[]>]> = [
+      ['name=1', { name: '1' }],
+      ['name=2', { name: '2' }],
+      ['nam=a&names=b&name=c&Name=d', { nam: 'a', names: 'b', name: 'c', Name: 'd' }],
+      ['name=a+b', { name: 'a b' }],
+      ['na%6De=x&name=y', { name: ['x', 'y'] }],
+      ['n%61me', { name: '' }],
+      [many, manyExpected],
+      [many, manyExpected],
+      ['key79=last&name=z', { key79: 'last', name: 'z' }],
+    ];
+    for (const [query, expected] of cases) {
+      const r = await fetch(`${url}/q?${query}`);
+      expect(await r.json(), query.slice(0, 40)).toEqual(expected);
+    }
+  });
+
   it('reports the path of a route without parameters as sent, after the handler went async', async () => {
     const app = server();
     app.get('/static/page', async (req, res) => {

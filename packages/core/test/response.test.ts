@@ -22,6 +22,42 @@ describe('Response', () => {
     expect(await r.json()).toEqual({ a: ['1', 'more'], has: true });
   });
 
+  it('writes each response its own head when a route changes status and headers between responses', async () => {
+    const app = server();
+    app.get('/h', (req, res) => {
+      const v = req.query.v as string;
+      if (v === 'a') res.set('x-a', '1');
+      if (v === 'b') res.set('x-a', '2');
+      if (v === 'c') res.status(201).set('x-a', '1');
+      if (v === 'd') res.set('x-a', ['1', '2']);
+      if (v === 'e') res.set('x-a', '1').remove('x-a').type('json');
+      if (v === 'f') res.set('content-length', '1').set('x-a', '1');
+      // No content type: the headers are the start of the previous response's.
+      if (v === 'g') return void res.set('x-a', '1').end('x');
+      res.send('x');
+    });
+    const { port } = await start(app);
+    const order = ['a', 'a', 'b', 'c', 'c', 'a', 'd', 'd', 'e', 'e', 'f', 'a', 'g', 'g', 'a'];
+    const { text } = await raw(port, order.map((v) => `GET /h?v=${v} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+    // Every head, in order, without the Date line (it changes every second).
+    const heads = text
+      .split('HTTP/1.1 ')
+      .slice(1)
+      .map((part) => part.slice(0, part.indexOf('\r\n\r\n')).split('\r\n').filter((line) => !line.startsWith('Date: ')));
+    const tail = ['uWebSockets: 20', 'Content-Length: 1'];
+    const text200 = 'content-type: text/plain; charset=utf-8';
+    const expected: Record<string, string[]> = {
+      a: ['200 OK', 'x-a: 1', text200, ...tail],
+      b: ['200 OK', 'x-a: 2', text200, ...tail],
+      c: ['201 Created', 'x-a: 1', text200, ...tail],
+      d: ['200 OK', 'x-a: 1', 'x-a: 2', text200, ...tail],
+      e: ['200 OK', 'content-type: application/json; charset=utf-8', ...tail],
+      f: ['200 OK', 'x-a: 1', text200, ...tail],
+      g: ['200 OK', 'x-a: 1', ...tail],
+    };
+    expect(heads).toEqual(order.map((v) => expected[v]));
+  });
+
   it('sends strings, buffers, typed arrays and objects with fitting types', async () => {
     const app = server();
     app.get('/string', (req, res) => res.send('Hi'));

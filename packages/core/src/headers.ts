@@ -1,0 +1,92 @@
+/**
+ * Response headers as a flat list (name, value, name, value…) and the per-route cache of the
+ * response head last written. A list costs less than a keyed record here: a response holds a few
+ * headers, names are compared by identity (they come out of one table of checked names), and a
+ * push never changes an object's hidden class.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { HttpResponse } from 'uWebSockets.js';
+
+/** One header's value: a string, or a frozen list for a header sent on several lines. */
+export type HeaderValue = string | string[];
+/** Names (lower-case, checked) at even positions, their values after them. */
+export type HeaderList = HeaderValue[];
+
+/** Where `name` sits in `list`, or -1. */
+export function indexOfHeader(list: HeaderList, name: string): number {
+  for (let i = 0; i < list.length; i += 2) if (list[i] === name) return i;
+  return -1;
+}
+
+/** Headers uWS writes itself, from what it is given to send. */
+function writtenByUws(name: HeaderValue): boolean {
+  return name === 'content-length' || name === 'transfer-encoding';
+}
+
+/**
+ * The head (status line and header lines) a route wrote last. Each uWS call that takes a string
+ * converts it in C++, and lines joined into one string must be flattened first: together about
+ * a thousand instructions per response. Most responses of a route carry the same status and
+ * headers as the one before (a content type and a few fixed headers), so the head is kept, and
+ * from its second use on it goes to uWS as bytes encoded once.
+ *
+ * The whole head goes out in one writeStatus call: uWS writes `HTTP/1.1 `, the text it is given
+ * and CRLF, so a status text that carries the header lines makes the same bytes as a writeHeader
+ * call for each. That is safe because names are checked tokens and values never hold CR or LF
+ * (Response.setHeader refuses them).
+ */
+export class HeadCache {
+  #status = 0;
+  /** The list last written, without the headers uWS writes itself. */
+  #list: HeaderList = [];
+  #head: string | Buffer = '';
+
+  /** Writes the status line and the headers in `list` to `ures` (the caller has corked). */
+  write(ures: HttpResponse, status: number, list: HeaderList | null): void {
+    if (list === null) {
+      // uWS writes `200 OK` itself when nothing else was written.
+      if (status !== 200) ures.writeStatus(statusLine(status));
+      return;
+    }
+    if (status === this.#status && this.#matches(list)) {
+      if (typeof this.#head === 'string') this.#head = Buffer.from(this.#head);
+      ures.writeStatus(this.#head);
+      return;
+    }
+    const kept: HeaderList = [];
+    let head = statusLine(status);
+    for (let i = 0; i < list.length; i += 2) {
+      const key = list[i] as string;
+      if (writtenByUws(key)) continue;
+      const value = list[i + 1]!;
+      kept.push(key, value);
+      if (typeof value === 'string') head += `\r\n${key}: ${value}`;
+      else for (const line of value) head += `\r\n${key}: ${line}`;
+    }
+    this.#status = status;
+    this.#list = kept;
+    this.#head = head;
+    ures.writeStatus(head);
+  }
+
+  /** True when `list` holds the same headers as the list last written. */
+  #matches(list: HeaderList): boolean {
+    const last = this.#list;
+    let j = 0;
+    for (let i = 0; i < list.length; i += 2) {
+      const key = list[i]!;
+      if (writtenByUws(key)) continue;
+      if (last[j] !== key || last[j + 1] !== list[i + 1]) return false;
+      j += 2;
+    }
+    return j === last.length;
+  }
+}
+
+const STATUS_LINES: string[] = [];
+for (const code in STATUS_CODES) STATUS_LINES[Number(code)] = `${code} ${STATUS_CODES[code]}`;
+
+/** `404 Not Found`; a code Node has no text for gets `Unknown`. */
+export function statusLine(code: number): string {
+  return STATUS_LINES[code] ?? `${code} Unknown`;
+}
