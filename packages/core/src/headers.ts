@@ -39,7 +39,7 @@ export class HeadCache {
   #status = 0;
   /** The list last written, without the headers uWS writes itself. */
   #list: HeaderList = [];
-  #head: string | Buffer = '';
+  #head: string | ArrayBuffer = '';
 
   /** Writes the status line and the headers in `list` to `ures` (the caller has corked). */
   write(ures: HttpResponse, status: number, list: HeaderList | null): void {
@@ -49,7 +49,7 @@ export class HeadCache {
       return;
     }
     if (status === this.#status && this.#matches(list)) {
-      if (typeof this.#head === 'string') this.#head = Buffer.from(this.#head);
+      if (typeof this.#head === 'string') this.#head = encode(this.#head);
       ures.writeStatus(this.#head);
       return;
     }
@@ -81,6 +81,15 @@ export class HeadCache {
     }
     return j === last.length;
   }
+}
+
+/**
+ * UTF-8 bytes in an ArrayBuffer of their own: uWS reads an ArrayBuffer with one call into V8, a
+ * Buffer (a view, perhaps into a shared pool) with three.
+ */
+function encode(text: string): ArrayBuffer {
+  const bytes = Buffer.from(text);
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
 }
 
 const STATUS_LINES: string[] = [];
