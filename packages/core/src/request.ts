@@ -415,12 +415,9 @@ export class Request<Params = Record<string, string>> {
 
   /** @internal The uWS callback is about to return: copy what may be needed later and start the body. */
   _detach(): void {
+    // Only called while the response is still open (a finished one goes through _release).
     const ureq = this.#ureq;
     if (!ureq) return;
-    if (this.res.finished || this.res.aborted) {
-      this.#ureq = null;
-      return;
-    }
     this.#path ??= ureq.getUrl();
     this.#rawQuery ??= ureq.getQuery() ?? '';
     if (!this.#headers && !this.#rawHeaders) this.#copyHeaders();

@@ -212,13 +212,7 @@ export class Response extends LazyEmitter {
     // Arrays are stored frozen: get()/getHeader() hand them out, and a value pushed into one
     // later would reach the wire unchecked (all headers are joined into one uWS call).
     const checked = Array.isArray(value) ? (Object.freeze(value.map((v) => checkValue(name, v))) as string[]) : checkValue(name, value);
-    const list = this.#headers;
-    if (list === null) this.#headers = [key, checked];
-    else {
-      const i = indexOfHeader(list, key);
-      if (i < 0) list.push(key, checked);
-      else list[i + 1] = checked;
-    }
+    this.#put(key, checked, true);
     return this;
   }
 
@@ -268,11 +262,21 @@ export class Response extends LazyEmitter {
     return i < 0 ? undefined : list[i + 1];
   }
 
+  /** Stores a checked header; one already set is replaced only when `replace` is true. */
+  #put(key: string, value: HeaderValue, replace: boolean): void {
+    const list = this.#headers;
+    if (list === null) {
+      this.#headers = [key, value];
+      return;
+    }
+    const i = indexOfHeader(list, key);
+    if (i < 0) list.push(key, value);
+    else if (replace) list[i + 1] = value;
+  }
+
   /** Sets Content-Type to `type` unless one is set. */
   #defaultType(type: string): void {
-    const list = this.#headers;
-    if (list === null) this.#headers = ['content-type', type];
-    else if (indexOfHeader(list, 'content-type') < 0) list.push('content-type', type);
+    this.#put('content-type', type, false);
   }
 
   /** Node-style alias of {@link Response.remove}. */

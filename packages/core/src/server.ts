@@ -587,7 +587,7 @@ export class Server {
     const hasParams = names.length > 0 || wildcard >= 0;
     // uWS matches a pattern without parameters only by the exact same path (no decoding, no
     // case folding, no trailing-slash leniency), so that path need not be asked from uWS.
-    const fixedPath = pattern.includes(':') || pattern.includes('*') ? undefined : pattern;
+    const fixedPath = hasParams ? undefined : pattern;
     const shape: Record<string, string> = {};
     for (const name of names) shape[name] = '';
     if (wildcard >= 0) shape['*'] = '';
