@@ -5,6 +5,7 @@
  * Two ways to consume it, once: buffered (`text`, `json`, `buffer`, bounded by maxBodyLength),
  * or streamed (a Readable made on demand; uWS is paused while the consumer is slow).
  */
+import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
 import type { HttpResponse } from 'uWebSockets.js';
 import { ErrorCodes, VeloxError } from './errors.ts';

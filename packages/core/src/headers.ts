@@ -4,6 +4,7 @@
  * headers, names are compared by identity (they come out of one table of checked names), and a
  * push never changes an object's hidden class.
  */
+import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
 

@@ -2,6 +2,7 @@
  * The outgoing response: the one place that knows about uWS's cork, end, tryEnd, write,
  * onWritable and the aborted state. Status and headers are kept in JS until the first byte goes out.
  */
+import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { serialize as serializeCookie, type SerializeOptions } from 'cookie';

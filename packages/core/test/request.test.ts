@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { sign } from 'cookie-signature';
 import { describe, expect, it } from 'vitest';
-import { raw, server, sleep, start } from './helpers.ts';
+import { parseResponses, raw, server, sleep, start } from './helpers.ts';
 
 describe('Request', () => {
   it('exposes method, url, path, query, params and headers', async () => {
@@ -231,6 +231,20 @@ describe('Request', () => {
     const { port } = await start(app);
     const { text } = await raw(port, 'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n');
     expect(text.endsWith('\r\n\r\nabcde')).toBe(true);
+  });
+
+  it('reads Content-Length as a decimal number, leading zeros included', async () => {
+    const app = server({ maxBodyLength: 100 });
+    app.post('/echo', async (req, res) => res.send(`[${await req.text()}]`));
+    const { port } = await start(app);
+    const send = async (length: string, body: string) =>
+      parseResponses((await raw(port, `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n${body}`)).text)[0];
+    expect((await send('0005', 'hello'))?.body).toBe('[hello]');
+    expect((await send('12', 'hello world!'))?.body).toBe('[hello world!]');
+    expect((await send('0', ''))?.body).toBe('[]');
+    expect((await send('101', 'x'.repeat(101)))?.status).toBe(413);
+    // Nine digits, the most uWS reads (see request-line.test.ts for what it refuses).
+    expect((await send('000000101', 'x'.repeat(101)))?.status).toBe(413);
   });
 
   it('answers an empty body for GET', async () => {
