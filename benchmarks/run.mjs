@@ -18,7 +18,7 @@ import { parseWrk } from './lib/wrk.mjs';
 import { SCENARIOS, scenarioByName } from './scenarios.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const DEFAULTS = { rounds: 5, duration: 5 };
+const DEFAULTS = { rounds: 3, slices: 8, duration: 1 };
 
 // ---------------------------------------------------------------- settings
 
@@ -46,6 +46,7 @@ function fail(message) {
 
 const config = {
   rounds: intEnv('BENCH_ROUNDS', DEFAULTS.rounds),
+  slices: intEnv('BENCH_SLICES', DEFAULTS.slices),
   durationSeconds: intEnv('BENCH_DURATION', DEFAULTS.duration),
   warmupSeconds: intEnv('BENCH_WARMUP', 2, 0),
   connections: intEnv('BENCH_CONNECTIONS', 64),
@@ -81,6 +82,7 @@ const partialReasons = [];
 if (onlyScenarios) partialReasons.push(`BENCH_ONLY=${onlyScenarios.join(',')}`);
 if (onlyFrameworks) partialReasons.push(`BENCH_FRAMEWORKS=${onlyFrameworks.join(',')}`);
 if (config.rounds < DEFAULTS.rounds) partialReasons.push(`${config.rounds} round(s)`);
+if (config.slices < DEFAULTS.slices) partialReasons.push(`${config.slices} slice(s) per round`);
 if (config.durationSeconds < DEFAULTS.duration) partialReasons.push(`${config.durationSeconds} s per measurement`);
 const partial = partialReasons.length > 0;
 const writeCommitted = process.env.BENCH_WRITE === '1' || (!partial && process.env.BENCH_WRITE !== '0');
@@ -227,65 +229,87 @@ function runWrk(port, scenario, seconds, latency) {
   });
 }
 
-// ---------------------------------------------------------------- one measurement
+// ---------------------------------------------------------------- one round
 
 class RowError extends Error {}
 
-async function measureOnce(fw, scenario, logFile) {
-  const quiet = await waitForQuiet({ maxWaitMs: config.quietWaitSeconds * 1000 });
-  const server = startServer(fw, scenario);
-  try {
-    const port = await server.ready.catch((e) => {
-      throw new RowError(e.message);
-    });
+/**
+ * Starts one server per framework for a scenario, checks each answer and warms
+ * each one up. Resolves to a Map from framework id to { server, port }, and a
+ * Map from framework id to the error that kept it out of the set.
+ */
+async function startSet(fws, scenario) {
+  const started = fws.map((fw) => ({ fw, server: startServer(fw, scenario) }));
+  const set = new Map();
+  const errors = new Map();
+  for (const { fw, server } of started) {
     try {
+      const port = await server.ready;
       await checkScenario(port, scenario);
+      set.set(fw.id, { fw, server, port });
     } catch (e) {
-      throw new RowError(e.message);
+      errors.set(fw.id, e.message);
+      await stopServer(server);
     }
-    if (config.warmupSeconds > 0) await runWrk(port, scenario, config.warmupSeconds, false);
-
-    const ours = new Set([process.pid, server.child.pid]);
-    const before = processTimes();
-    const steal = stealWindow();
-    const cpuBefore = readCpuMicros(server.child.pid);
-    const output = await runWrk(port, scenario, config.durationSeconds, true);
-    const cpuMicros = readCpuMicros(server.child.pid) - cpuBefore;
-    const backgroundCores = foreignSeconds(before, processTimes(), ours) / config.durationSeconds;
-    const stealSeconds = steal.end();
-    const rssMiB = readRssMiB(server.child.pid);
-    writeFileSync(logFile, output);
-
-    if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new RowError(`server died during the load: ${server.lastErr() || 'no output'}`);
-    }
-    const stats = parseWrk(output);
-    if (stats.requests === 0) throw new RowError('wrk completed no request');
-    if (stats.non2xx > 0) throw new RowError(`${stats.non2xx} of ${stats.requests} answers under load were not 2xx/3xx`);
-    return {
-      ...stats,
-      rssMiB,
-      // The server's own CPU time per request: less sensitive than req/s to what the client and
-      // the rest of the machine do, so it is the sharper figure for comparing two servers.
-      cpuMicrosPerRequest: Math.round((cpuMicros / stats.requests) * 100) / 100,
-      backgroundCores: Math.round(backgroundCores * 1000) / 1000,
-      stealSeconds,
-      idleBeforeStart: { busyCores: Math.round(quiet.busyCores * 1000) / 1000, waitedMs: quiet.waitedMs },
-    };
-  } finally {
-    await stopServer(server);
   }
+  if (config.warmupSeconds > 0) {
+    for (const [id, entry] of set) {
+      try {
+        await runWrk(entry.port, scenario, config.warmupSeconds, false);
+      } catch (e) {
+        errors.set(id, `warm-up failed: ${e.message}`);
+        set.delete(id);
+        await stopServer(entry.server);
+      }
+    }
+  }
+  return { set, errors };
 }
 
 /**
- * Measures one (framework, scenario, round). A measurement during which other
- * processes used noticeable CPU is repeated; if every attempt was disturbed,
- * the least disturbed one is kept and marked.
+ * One slice: wrk loads one server of the set for the slice duration while the
+ * other servers of the set sit idle. Their CPU time counts as background, like
+ * any other process's.
  */
-async function measure(fw, scenario, logBase) {
+async function measureOnce(entry, scenario, logFile) {
+  const { server, port } = entry;
+  const ours = new Set([process.pid, server.child.pid]);
+  const before = processTimes();
+  const steal = stealWindow();
+  const cpuBefore = readCpuMicros(server.child.pid);
+  const output = await runWrk(port, scenario, config.durationSeconds, true);
+  const cpuMicros = readCpuMicros(server.child.pid) - cpuBefore;
+  const backgroundCores = foreignSeconds(before, processTimes(), ours) / config.durationSeconds;
+  const stealSeconds = steal.end();
+  const rssMiB = readRssMiB(server.child.pid);
+  writeFileSync(logFile, output);
+
+  if (server.child.exitCode !== null || server.child.signalCode !== null) {
+    throw new RowError(`server died during the load: ${server.lastErr() || 'no output'}`);
+  }
+  const stats = parseWrk(output);
+  if (stats.requests === 0) throw new RowError('wrk completed no request');
+  if (stats.non2xx > 0) throw new RowError(`${stats.non2xx} of ${stats.requests} answers under load were not 2xx/3xx`);
+  return {
+    ...stats,
+    rssMiB,
+    // The server's own CPU time per request: less sensitive than req/s to what the client and
+    // the rest of the machine do, so it is the sharper figure for comparing two servers.
+    cpuMicrosPerRequest: Math.round((cpuMicros / stats.requests) * 100) / 100,
+    backgroundCores: Math.round(backgroundCores * 1000) / 1000,
+    stealSeconds,
+  };
+}
+
+/**
+ * Measures one slice. A slice during which other processes used noticeable
+ * CPU is repeated; if every attempt was disturbed, the least disturbed one is
+ * kept and marked.
+ */
+async function measure(entry, scenario, logBase) {
   let best = null;
   for (let attempt = 1; attempt <= config.retries + 1; attempt++) {
-    const r = await measureOnce(fw, scenario, `${logBase}-a${attempt}.txt`);
+    const r = await measureOnce(entry, scenario, `${logBase}-a${attempt}.txt`);
     r.attempts = attempt;
     if (!best || r.backgroundCores < best.backgroundCores) best = { ...r };
     if (r.backgroundCores <= config.maxBackgroundCores) return { ...r, disturbed: false };
@@ -349,51 +373,74 @@ async function main() {
       const row = { framework: fw.id, status: 'ok', rounds: [] };
       if (loadErrors.has(fw.id)) Object.assign(row, { status: 'error', error: loadErrors.get(fw.id) });
       else if (!supported.get(fw.id).has(s.name)) row.status = 'unsupported';
-      else planned += config.rounds;
+      else planned += config.rounds * config.slices;
       results[s.name][fw.id] = row;
     }
   }
 
-  const perRun = config.warmupSeconds + config.durationSeconds + 1.2;
+  // Per slice: its load plus starting wrk; per server and round: start-up, check and warm-up;
+  // per pass: the short idle check.
+  const estimate =
+    planned * (config.durationSeconds + 0.15) +
+    (planned / config.slices) * (config.warmupSeconds + 1) +
+    scenarios.length * config.rounds * config.slices * 0.25;
   console.log(
-    `bench: ${scenarios.length} scenario(s) × ${frameworks.length} framework(s) × ${config.rounds} round(s) = ${planned} measurement(s), about ${fmtDuration(planned * perRun)} plus any wait for the machine to go idle`,
+    `bench: ${scenarios.length} scenario(s) × ${frameworks.length} framework(s) × ${config.rounds} round(s) × ${config.slices} slice(s) = ${planned} slice(s) of ${config.durationSeconds} s, about ${fmtDuration(estimate)} plus any wait for the machine to go idle`,
   );
   console.log(`bench: wrk logs in ${path.relative(process.cwd(), runDir) || runDir}`);
 
   let done = 0;
   const t0 = Date.now();
+  const width = String(planned).length;
   for (const s of scenarios) {
+    const rows = results[s.name];
+    const fail = (id, round, message) => {
+      const row = rows[id];
+      row.rounds.push({ round, error: message });
+      row.status = 'error';
+      row.error = message;
+      planned -= (config.rounds - round + 1) * config.slices - row.rounds.filter((r) => r.round === round && !r.error).length;
+      console.log(`${s.name} r${round} ${id}: ERROR ${message}`);
+    };
     for (let round = 1; round <= config.rounds; round++) {
-      const order = rotate(frameworks, round - 1);
-      let slot = 0;
-      for (const fw of order) {
-        const row = results[s.name][fw.id];
-        if (row.status !== 'ok') continue;
-        slot++;
-        done++;
-        const tag = `[${String(done).padStart(String(planned).length)}/${planned}] ${s.name} r${round} ${fw.id}`;
-        const entry = { round, slot };
-        try {
-          Object.assign(entry, await measure(fw, s, path.join(runDir, 'wrk', `${s.name}-${fw.id}-r${round}`)));
-          row.rounds.push(entry);
-          console.log(
-            `${tag}: ${Math.round(entry.rps).toLocaleString('en-US')} req/s, p50 ${entry.p50Ms.toFixed(2)} ms, p99 ${entry.p99Ms.toFixed(2)} ms, RSS ${entry.rssMiB.toFixed(1)} MiB${entry.disturbed ? ' (disturbed by other processes)' : ''}`,
-          );
-        } catch (e) {
-          const message = e instanceof RowError ? e.message : `harness error: ${e.message}`;
-          entry.error = message;
-          row.rounds.push(entry);
-          // A wrong or missing answer ends this framework's row: no number is reported for it.
-          row.status = 'error';
-          row.error = message;
-          console.log(`${tag}: ERROR ${message}`);
-          planned -= config.rounds - round;
+      const fws = frameworks.filter((fw) => rows[fw.id].status === 'ok');
+      if (fws.length === 0) break;
+      await waitForQuiet({ maxWaitMs: config.quietWaitSeconds * 1000 });
+      const { set, errors } = await startSet(fws, s);
+      for (const [id, message] of errors) fail(id, round, message);
+      try {
+        for (let slice = 1; slice <= config.slices; slice++) {
+          // A short wait for an idle machine before each pass (every framework once).
+          await waitForQuiet({ maxWaitMs: config.quietWaitSeconds * 1000, sampleMs: 200 });
+          const order = rotate(fws, (round - 1) * config.slices + slice - 1);
+          let slot = 0;
+          for (const fw of order) {
+            const entry = set.get(fw.id);
+            if (!entry || rows[fw.id].status !== 'ok') continue;
+            slot++;
+            done++;
+            const tag = `[${String(done).padStart(width)}/${planned}] ${s.name} r${round}.${slice} ${fw.id}`;
+            try {
+              const m = await measure(entry, s, path.join(runDir, 'wrk', `${s.name}-${fw.id}-r${round}-s${slice}`));
+              rows[fw.id].rounds.push({ round, slice, slot, ...m });
+              console.log(
+                `${tag}: ${Math.round(m.rps).toLocaleString('en-US')} req/s, p99 ${m.p99Ms.toFixed(2)} ms, ${m.cpuMicrosPerRequest.toFixed(2)} µs CPU/req${m.disturbed ? ' (disturbed by other processes)' : ''}`,
+              );
+            } catch (e) {
+              // A wrong or missing answer ends this framework's row: no number is reported for it.
+              fail(fw.id, round, e instanceof RowError ? e.message : `harness error: ${e.message}`);
+              set.delete(fw.id);
+              await stopServer(entry.server);
+            }
+          }
         }
+      } finally {
+        await Promise.all([...set.values()].map((entry) => stopServer(entry.server)));
       }
     }
-    for (const row of Object.values(results[s.name])) if (row.status === 'ok') summarizeRow(row);
+    for (const row of Object.values(rows)) if (row.status === 'ok') summarizeRow(row);
     const base = frameworks.find((f) => f.baseline);
-    if (base) addRatios(results[s.name], base.id);
+    if (base) addRatios(rows, base.id);
   }
 
   const finishedAt = new Date();

@@ -9,9 +9,10 @@ export function median(values) {
 }
 
 /**
- * Fills `row.median` from the row's successful rounds. Rounds flagged as
- * disturbed by other load are left out as long as at least half of the rounds
- * are clean; otherwise all rounds are used (and the table says so).
+ * Fills `row.median` from the row's successful slices (`row.rounds` holds one
+ * entry per slice; results.json files from before slices hold one per round).
+ * Slices flagged as disturbed by other load are left out as long as at least
+ * half of them are clean; otherwise all are used (and the table says so).
  */
 export function summarizeRow(row) {
   const ok = row.rounds.filter((r) => !r.error);
@@ -90,14 +91,29 @@ export function renderMarkdown(results) {
     '',
   );
 
+  // Runs from before slices measured one long stretch per framework and round.
+  const sliced = config.slices !== undefined;
+  const perRow = config.rounds * (config.slices ?? 1);
+  const unit = sliced ? 'slice' : 'round';
   out.push('## Method', '');
   out.push(
-    `- Each server runs alone in a fresh Node.js process pinned to CPU ${config.serverCpu} (\`taskset\`); wrk runs pinned to CPU ${config.clientCpu} with ${config.threads} thread and ${config.connections} keep-alive connections, over loopback.`,
-    '- Before load, the answer is checked once (status, body, required headers); a wrong answer stops that framework for that scenario and is reported as an error.',
-    `- Warm-up: ${config.warmupSeconds} s of the same load, not recorded. Measurement: ${config.durationSeconds} s with \`wrk --latency\`.`,
-    `- ${config.rounds} round(s) per scenario; the order of the frameworks is rotated each round so that none always goes first.`,
-    `- Contention guard: before each server starts, the runner waits (up to ${config.quietWaitSeconds} s) for the machine to be idle; while wrk runs it adds up the CPU time of every other process. A measurement during which other processes used more than ${config.maxBackgroundCores} of a core is repeated (up to ${config.retries} times); if all attempts were disturbed, the least disturbed is kept and flagged.`,
-    '- Tables show the median over rounds of each figure (rounds still disturbed after the repeats are left out when at least half of the rounds are clean). Ratio = median req/s divided by the raw uWebSockets.js median for the same scenario. p50/p99 are wrk\'s latency percentiles (median over rounds). RSS is the server\'s VmRSS read just after the measured load. The last column shows the slowest and fastest round as a percentage of the median: it is the noise to keep in mind when comparing two rows. Server CPU per request is the server process\'s user + system CPU time during the measured load divided by the requests served (median over rounds); it includes the kernel\'s work for the server\'s sockets.',
+    ...(sliced
+      ? [
+          `- Each framework's server runs in its own Node.js process pinned to CPU ${config.serverCpu} (\`taskset\`); wrk runs pinned to CPU ${config.clientCpu} with ${config.threads} thread and ${config.connections} keep-alive connections, over loopback. Only one server is under load at a time.`,
+          '- Before load, each answer is checked once (status, body, required headers); a wrong answer stops that framework for that scenario and is reported as an error.',
+          `- ${config.rounds} round(s) per scenario. A round starts a fresh server for every framework, warms each up with ${config.warmupSeconds} s of the same load (not recorded), then measures ${config.slices} pass(es): in each pass every framework gets one slice of ${config.durationSeconds} s of \`wrk --latency\`, in an order rotated from pass to pass. The servers of a round are stopped at its end.`,
+          '- Why slices: on this machine the speed of the CPU itself drifts, for stretches of several seconds, by 20 % or more. Short slices interleaved in one pass put every framework under the same stretches, so a slow stretch lowers all of them instead of one.',
+          `- Contention guard: before each pass the runner waits (up to ${config.quietWaitSeconds} s) for the machine to be idle; while wrk runs it adds up the CPU time of every other process, the idle servers of the round included. A slice during which they used more than ${config.maxBackgroundCores} of a core is repeated (up to ${config.retries} times); if all attempts were disturbed, the least disturbed is kept and flagged.`,
+          '- Tables show the median over all slices of each figure (slices still disturbed after the repeats are left out when at least half of the slices are clean). Ratio = median req/s divided by the raw uWebSockets.js median for the same scenario. p50/p99 are wrk\'s latency percentiles (median over slices). RSS is the server\'s VmRSS read just after each slice. The last column shows the slowest and fastest slice as a percentage of the median. Server CPU per request is the server process\'s user + system CPU time during a slice divided by the requests it served (median over slices); it includes the kernel\'s work for the server\'s sockets.',
+        ]
+      : [
+          `- Each server runs alone in a fresh Node.js process pinned to CPU ${config.serverCpu} (\`taskset\`); wrk runs pinned to CPU ${config.clientCpu} with ${config.threads} thread and ${config.connections} keep-alive connections, over loopback.`,
+          '- Before load, the answer is checked once (status, body, required headers); a wrong answer stops that framework for that scenario and is reported as an error.',
+          `- Warm-up: ${config.warmupSeconds} s of the same load, not recorded. Measurement: ${config.durationSeconds} s with \`wrk --latency\`.`,
+          `- ${config.rounds} round(s) per scenario; the order of the frameworks is rotated each round so that none always goes first.`,
+          `- Contention guard: before each server starts, the runner waits (up to ${config.quietWaitSeconds} s) for the machine to be idle; while wrk runs it adds up the CPU time of every other process. A measurement during which other processes used more than ${config.maxBackgroundCores} of a core is repeated (up to ${config.retries} times); if all attempts were disturbed, the least disturbed is kept and flagged.`,
+          '- Tables show the median over rounds of each figure (rounds still disturbed after the repeats are left out when at least half of the rounds are clean). Ratio = median req/s divided by the raw uWebSockets.js median for the same scenario. p50/p99 are wrk\'s latency percentiles (median over rounds). RSS is the server\'s VmRSS read just after the measured load. The last column shows the slowest and fastest round as a percentage of the median. Server CPU per request is the server process\'s user + system CPU time during the measured load divided by the requests served (median over rounds); it includes the kernel\'s work for the server\'s sockets.',
+        ]),
     '',
   );
 
@@ -106,7 +122,7 @@ export function renderMarkdown(results) {
   const disturbed = measured.filter((r) => r.disturbed);
   const repeated = measured.filter((r) => r.attempts > 1);
   out.push(
-    `Quality: ${measured.length} measurements kept; ${repeated.length} needed a repeat because of other load on the machine; ${disturbed.length} stayed disturbed after ${config.retries + 1} attempts${disturbed.length ? ' (flagged in the per-round table)' : ''}. Median background CPU during the kept measurements: ${fmtCores(median(measured.map((r) => r.backgroundCores)))} of a core.`,
+    `Quality: ${measured.length} ${sliced ? 'slices' : 'measurements'} kept; ${repeated.length} needed a repeat because of other load on the machine; ${disturbed.length} stayed disturbed after ${config.retries + 1} attempts${disturbed.length ? ' (flagged in the per-round table)' : ''}. Median background CPU during the kept measurements: ${fmtCores(median(measured.map((r) => r.backgroundCores)))} of a core.`,
     '',
   );
 
@@ -128,21 +144,22 @@ export function renderMarkdown(results) {
   out.push(
     '## Targets',
     '',
-    'The speed targets of the issues, each a ratio of two medians above: req/s of the first over the second (what "Met" is judged on), and, as a cross-check less exposed to noise, the second\'s server CPU per request over the first\'s.',
+    `The speed targets of the issues, each a ratio of two medians above: req/s of the first over the second (what "Met" is judged on), and two cross-checks: the second's server CPU per request over the first's, and${sliced ? '' : ' (for runs measured in slices)'} the paired ratio, the median over passes of the first's slice divided by the second's slice of the same pass (only for two frameworks in one scenario).`,
     '',
   );
-  out.push('| Issue | Target | Ratio (req/s) | Met | Ratio (CPU per request) |', '| --- | --- | ---: | --- | ---: |');
+  out.push('| Issue | Target | Ratio (req/s) | Met | Ratio (CPU per request) | Paired ratio (req/s) |', '| --- | --- | ---: | --- | ---: | ---: |');
   for (const t of evaluateTargets(results)) {
     const met = t.met === null ? 'not measured' : t.met ? 'yes' : '**no**';
     const cpu = t.cpuRatio === null ? '–' : t.cpuRatio.toFixed(3);
-    out.push(`| ${t.issue} | ${cell(t.label)} | ${t.ratio === null ? '–' : t.ratio.toFixed(3)} | ${met} | ${cpu} |`);
+    const paired = t.pairedRatio === null ? '–' : t.pairedRatio.toFixed(3);
+    out.push(`| ${t.issue} | ${cell(t.label)} | ${t.ratio === null ? '–' : t.ratio.toFixed(3)} | ${met} | ${cpu} | ${paired} |`);
   }
   out.push('');
 
   for (const s of scenarios) {
     out.push(`## ${s.name}`, '', s.summary, '');
     out.push(
-      `| Framework | median req/s | ratio to ${baseline ? 'uWS' : 'baseline'} | server CPU per request | p50 | p99 | RSS after load (MiB) | rounds, min–max (% of median) |`,
+      `| Framework | median req/s | ratio to ${baseline ? 'uWS' : 'baseline'} | server CPU per request | p50 | p99 | RSS after load (MiB) | ${unit}s, min–max (% of median) |`,
     );
     out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const f of frameworks) {
@@ -154,9 +171,9 @@ export function renderMarkdown(results) {
       }
       const m = row.median;
       const notes = [];
-      if (row.roundsOk < config.rounds) notes.push(`${row.roundsOk}/${config.rounds} rounds`);
-      if (row.roundsUsed < row.roundsOk) notes.push(`median of ${row.roundsUsed} undisturbed rounds`);
-      if (row.usesDisturbed) notes.push('includes disturbed rounds');
+      if (row.roundsOk < perRow) notes.push(`${row.roundsOk}/${perRow} ${unit}s`);
+      if (row.roundsUsed < row.roundsOk) notes.push(`median of ${row.roundsUsed} undisturbed ${unit}s`);
+      if (row.usesDisturbed) notes.push(`includes disturbed ${unit}s`);
       const note = notes.length ? ` (${notes.join(', ')})` : '';
       out.push(
         `| ${cell(f.label)} | ${fmtRps(m.rps)}${note} | ${fmtRatio(row.ratio)} | ${fmtUs(m.cpuUs)} | ${fmtMs(m.p50Ms)} | ${fmtMs(m.p99Ms)} | ${fmtMiB(m.rssMiB)} | ${fmtSpread(row)} |`,
@@ -165,6 +182,50 @@ export function renderMarkdown(results) {
     out.push('');
   }
 
+  if (sliced) renderRounds(out, results, fwLabel);
+  else renderLegacyRounds(out, results, fwLabel);
+  out.push('', '</details>', '');
+  return out.join('\n');
+}
+
+/** Runs measured in slices: one line per scenario, framework and round, summing up its slices. */
+function renderRounds(out, results, fwLabel) {
+  const { scenarios, frameworks } = results;
+  out.push('## Every round', '', '<details>', '<summary>Per-round figures (click to open); every slice is in results.json</summary>', '');
+  out.push(
+    '| Scenario | Framework | Round | Slices kept | median req/s | slowest – fastest slice | median CPU per request | RSS after the last slice (MiB) | most background CPU | Notes |',
+  );
+  out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const s of scenarios) {
+    for (const f of frameworks) {
+      const row = results.results[s.name]?.[f.id];
+      const rounds = [...new Set((row?.rounds ?? []).map((r) => r.round))];
+      for (const round of rounds) {
+        const all = row.rounds.filter((r) => r.round === round);
+        const ok = all.filter((r) => !r.error);
+        const notes = all.filter((r) => r.error).map((r) => `error: ${r.error}`);
+        const disturbed = ok.filter((r) => r.disturbed).length;
+        const repeated = ok.filter((r) => r.attempts > 1).length;
+        if (disturbed) notes.push(`${disturbed} disturbed`);
+        if (repeated) notes.push(`${repeated} repeated`);
+        const socketErrors = ok.reduce((n, r) => {
+          const se = r.socketErrors;
+          return se ? n + se.connect + se.read + se.write + se.timeout : n;
+        }, 0);
+        if (socketErrors) notes.push(`${socketErrors} socket errors`);
+        const rps = ok.map((r) => r.rps);
+        const last = ok[ok.length - 1];
+        out.push(
+          `| ${s.name} | ${cell(fwLabel[f.id])} | ${round} | ${ok.length} | ${fmtRps(median(rps))} | ${rps.length ? `${fmtRps(Math.min(...rps))} – ${fmtRps(Math.max(...rps))}` : '–'} | ${fmtUs(median(ok.map((r) => r.cpuMicrosPerRequest)))} | ${fmtMiB(last?.rssMiB)} | ${fmtCores(Math.max(0, ...ok.map((r) => r.backgroundCores)))} | ${cell(notes.join('; '))} |`,
+        );
+      }
+    }
+  }
+}
+
+/** Runs from before slices: one line per measurement. */
+function renderLegacyRounds(out, results, fwLabel) {
+  const { scenarios, frameworks } = results;
   out.push('## Every round', '', '<details>', '<summary>Per-round figures (click to open)</summary>', '');
   out.push('| Scenario | Framework | Round | Slot | req/s | p50 | p99 | RSS (MiB) | Background CPU | Attempts | Notes |');
   out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
@@ -185,6 +246,4 @@ export function renderMarkdown(results) {
       }
     }
   }
-  out.push('', '</details>', '');
-  return out.join('\n');
 }

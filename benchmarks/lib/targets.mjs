@@ -1,6 +1,8 @@
 // The speed targets the issues set, as ratios of two medians from the same run.
 //   a / b >= min   ("ahead of" is a ratio above 1)
 
+import { median } from './report.mjs';
+
 const ahead = (scenario, peer, issue) => ({
   issue,
   label: `Velox ahead of ${peer} on ${scenario}`,
@@ -32,12 +34,32 @@ export function evaluateTargets(results) {
     const row = results.results[scenario]?.[fw];
     return row && row.status === 'ok' ? row.median.cpuUs : Number.NaN;
   };
+  // Slices of two frameworks in one scenario measured in the same pass: the median of their ratios.
+  const paired = (a, b) => {
+    if (a[0] !== b[0]) return Number.NaN;
+    const rowA = results.results[a[0]]?.[a[1]];
+    const rowB = results.results[b[0]]?.[b[1]];
+    if (!rowA || !rowB || rowA.status !== 'ok' || rowB.status !== 'ok') return Number.NaN;
+    const key = (r) => `${r.round}.${r.slice}`;
+    const inB = new Map(rowB.rounds.filter((r) => r.slice !== undefined && !r.error && !r.disturbed).map((r) => [key(r), r.rps]));
+    const ratios = rowA.rounds
+      .filter((r) => r.slice !== undefined && !r.error && !r.disturbed && inB.has(key(r)))
+      .map((r) => r.rps / inB.get(key(r)));
+    return median(ratios);
+  };
   return TARGETS.map((t) => {
     const ratio = rps(t.a) / rps(t.b);
+    const pairedRatio = paired(t.a, t.b);
     // The same comparison by server CPU per request (the inverse, so that above 1 still means faster).
     const cpuRatio = cpu(t.b) / cpu(t.a);
     const known = Number.isFinite(ratio);
     const met = known && (t.strict ? ratio > t.min : ratio >= t.min);
-    return { ...t, ratio: known ? ratio : null, met: known ? met : null, cpuRatio: Number.isFinite(cpuRatio) ? cpuRatio : null };
+    return {
+      ...t,
+      ratio: known ? ratio : null,
+      met: known ? met : null,
+      cpuRatio: Number.isFinite(cpuRatio) ? cpuRatio : null,
+      pairedRatio: Number.isFinite(pairedRatio) ? pairedRatio : null,
+    };
   });
 }
