@@ -4,8 +4,9 @@
 // header after its await), and the answer is written from a promise continuation instead of from
 // inside uWS's data callback. Nothing else is added. It measures the floor for any framework that
 // keeps that handler shape and Express-like `req.headers`; it is not a baseline for ratios.
-import { assertNativeUws, serve } from '../lib/server-kit.mjs';
+
 import { listenRaw, readBody, validatedAnswer } from '../lib/raw-uws-kit.mjs';
+import { assertNativeUws, serve } from '../lib/server-kit.mjs';
 
 const uWS = assertNativeUws(import.meta.url);
 
