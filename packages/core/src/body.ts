@@ -191,7 +191,8 @@ export class Body {
   /** Turns the bytes into what the reader asked for; may throw on malformed JSON. */
   #convert(bytes: Buffer): unknown {
     if (this.#as === As.Buffer) return bytes;
-    const text = bytes.toString('utf8');
+    // No arguments: Buffer's toString goes straight to UTF-8, without looking up an encoding.
+    const text = bytes.toString();
     return this.#as === As.Text ? text : parseJson(text);
   }
 
