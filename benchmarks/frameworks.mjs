@@ -13,13 +13,8 @@
 
 export const FRAMEWORKS = [
   { id: 'uws', label: 'uWebSockets.js (raw)', file: 'raw-uws.mjs', pkg: 'uWebSockets.js', baseline: true },
-  {
-    id: 'uws-async',
-    label: 'uWebSockets.js (raw, async answer)',
-    file: 'raw-uws-async.mjs',
-    pkg: 'uWebSockets.js',
-    optIn: true,
-  },
+  // The floor for the body scenarios' handler shape (see servers/raw-uws-async.mjs).
+  { id: 'uws-async', label: 'uWebSockets.js (raw, async handler)', file: 'raw-uws-async.mjs', pkg: 'uWebSockets.js' },
   { id: 'velox', label: 'Velox', file: 'velox.mjs', pkg: '@velox/core', nodeArgs: ['--conditions=built'] },
   { id: 'hyper-express', label: 'hyper-express', file: 'hyper-express.mjs', pkg: 'hyper-express' },
   { id: 'ultimate-express', label: 'ultimate-express', file: 'ultimate-express.mjs', pkg: 'ultimate-express' },

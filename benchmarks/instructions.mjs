@@ -118,7 +118,7 @@ for (const scenario of scenarios) {
   const base = row.uws;
   md += `| ${scenario.name} | ${cols.map((f) => (row[f.id] === undefined ? '–' : `${fmt(row[f.id])}${base && f.id !== 'uws' ? ` (${(row[f.id] / base).toFixed(2)}×)` : ''}`)).join(' | ')} |\n`;
 }
-md += '\nIn brackets: instructions relative to raw uWebSockets.js (lower is less work). "uWebSockets.js (raw, async answer)" is raw uWS doing only what the handler `async (req, res) => res.json(await req.json())` forces on any framework: copying the request headers before uWS\'s callback returns, and answering from a promise continuation (see servers/raw-uws-async.mjs).\n';
+md += '\nIn brackets: instructions relative to raw uWebSockets.js (lower is less work). "uWebSockets.js (raw, async handler)" is raw uWS running the body scenarios through the handler `async (req, res) => res.json(await req.json())` and nothing else: the request headers copied before uWS\'s callback returns, a pending promise for the body, an async function awaiting it (see servers/raw-uws-async.mjs). It is the floor for any framework running that handler.\n';
 if (cols.some((f) => f.id === 'velox') && cols.some((f) => f.id === 'hyper-express')) {
   md += '\n| Scenario | Velox / hyper-express | Less work than hyper-express |\n| --- | ---: | --- |\n';
   for (const scenario of scenarios) {

@@ -1,5 +1,5 @@
 // Medians, ratios and the Markdown report.
-import { evaluateTargets } from './targets.mjs';
+import { evaluateTargets, REFERENCES } from './targets.mjs';
 
 export function median(values) {
   const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
@@ -155,6 +155,21 @@ export function renderMarkdown(results) {
     out.push(`| ${t.issue} | ${cell(t.label)} | ${t.ratio === null ? '–' : t.ratio.toFixed(3)} | ${met} | ${cpu} | ${paired} |`);
   }
   out.push('');
+  const references = evaluateTargets(results, REFERENCES).filter((t) => t.ratio !== null);
+  if (references.length > 0) {
+    out.push(
+      'For reference (not targets): the body scenario\'s handler, `async (req, res) => res.json(await req.json())`, has a cost of its own. Raw uWS running that shape and nothing else (servers/raw-uws-async.mjs: headers copied before uWS\'s callback returns, a pending promise for the body, an async function awaiting it) is the floor for any framework running that handler.',
+      '',
+      '| Comparison | Ratio (req/s) | Ratio (CPU per request) | Paired ratio (req/s) |',
+      '| --- | ---: | ---: | ---: |',
+    );
+    for (const t of references) {
+      out.push(
+        `| ${cell(t.label)} | ${t.ratio.toFixed(3)} | ${t.cpuRatio === null ? '–' : t.cpuRatio.toFixed(3)} | ${t.pairedRatio === null ? '–' : t.pairedRatio.toFixed(3)} |`,
+      );
+    }
+    out.push('');
+  }
 
   for (const s of scenarios) {
     out.push(`## ${s.name}`, '', s.summary, '');
