@@ -5,6 +5,8 @@
 // The count does not depend on what else the machine is doing, which makes it a cross-check
 // for the wrk figures in RESULTS.md on a shared, noisy machine. It leaves out the kernel
 // (sockets), which is the same work for every framework answering the same bytes.
+// callgrind's cache simulation also counts the level-1 instruction-cache misses per request:
+// how much code a request runs through, which instruction counts alone do not show.
 //
 //   node instructions.mjs                       every scenario, raw uWS + Velox + hyper-express
 //   INSTR_ONLY=ping,body INSTR_FRAMEWORKS=velox,hyper-express node instructions.mjs
@@ -46,10 +48,13 @@ try {
   fail(err.message);
 }
 
-/** One measurement: instructions per request of `fw` answering `scenario`. */
+/**
+ * One measurement of `fw` answering `scenario`: instructions and simulated level-1
+ * instruction-cache misses per request.
+ */
 async function measure(fw, scenario) {
   const dir = mkdtempSync(path.join(tmpdir(), 'velox-instr-'));
-  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', process.execPath, ...serverArgs(fw, scenario.name, '0')];
+  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', '--cache-sim=yes', process.execPath, ...serverArgs(fw, scenario.name, '0')];
   const child = spawn('valgrind', args, { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => {
@@ -74,7 +79,7 @@ async function measure(fw, scenario) {
     for (let i = 0; i < 100 && !summary(dump); i++) await sleep(100);
     const total = summary(dump);
     if (!total) throw new Error('callgrind wrote no dump');
-    return total / count;
+    return { instructions: total.Ir / count, i1Misses: total.I1mr / count };
   } finally {
     child.kill('SIGKILL');
     await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
@@ -87,22 +92,39 @@ function control(flag, pid) {
   if (r.status !== 0) throw new Error(`callgrind_control ${flag} failed: ${r.stderr || r.stdout}`);
 }
 
+/** The dump's totals by event name (callgrind leaves trailing zero counts out), or null. */
 function summary(file) {
-  if (!existsSync(file)) return 0;
-  const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
-  return m ? Number(m[1]) : 0;
+  if (!existsSync(file)) return null;
+  const text = readFileSync(file, 'utf8');
+  const events = /^events: (.+)$/m.exec(text);
+  const totals = /^summary: (.+)$/m.exec(text);
+  if (!events || !totals) return null;
+  const names = events[1].trim().split(/\s+/);
+  const values = totals[1].trim().split(/\s+/).map(Number);
+  const out = Object.fromEntries(names.map((name, i) => [name, values[i] ?? 0]));
+  const cache = /^desc: I1 cache: (.+)$/m.exec(text);
+  if (cache) I1_SIZE = cache[1].trim();
+  if (!(out.Ir > 0) || out.I1mr === undefined) throw new Error(`unexpected callgrind summary in ${file}: ${events[1]} / ${totals[1]}`);
+  return out;
 }
 
+/** The level-1 instruction cache callgrind simulates (it copies the host's), as named in the dump. */
+let I1_SIZE = 'the size callgrind takes from this machine';
 const implemented = new Map(frameworks.map((fw) => [fw.id, listScenarios(fw)]));
 const results = {};
+const i1Misses = {};
 const started = Date.now();
 for (const scenario of scenarios) {
   results[scenario.name] = {};
+  i1Misses[scenario.name] = {};
   for (const fw of frameworks) {
     if (!implemented.get(fw.id).includes(scenario.name)) continue;
-    const perRequest = await measure(fw, scenario);
-    results[scenario.name][fw.id] = Math.round(perRequest);
-    console.log(`${scenario.name.padEnd(18)} ${fw.label.padEnd(22)} ${Math.round(perRequest).toLocaleString('en-US').padStart(8)} instructions/request`);
+    const m = await measure(fw, scenario);
+    results[scenario.name][fw.id] = Math.round(m.instructions);
+    i1Misses[scenario.name][fw.id] = Math.round(m.i1Misses);
+    console.log(
+      `${scenario.name.padEnd(18)} ${fw.label.padEnd(22)} ${Math.round(m.instructions).toLocaleString('en-US').padStart(8)} instructions/request, ${Math.round(m.i1Misses).toLocaleString('en-US').padStart(6)} L1i misses/request`,
+    );
   }
 }
 
@@ -128,10 +150,18 @@ if (cols.some((f) => f.id === 'velox') && cols.some((f) => f.id === 'hyper-expre
     md += `| ${scenario.name} | ${ratio.toFixed(3)} | ${ratio < 1 ? 'yes' : '**no**'} |\n`;
   }
 }
+md += `\n## Instruction-cache misses per request\n\nThe same runs, through callgrind's cache simulation (level-1 instruction cache of ${I1_SIZE}): how often a request needs code that is not in the instruction cache. Instruction counts treat every instruction alike; on the machine an instruction fetched from the level-2 cache or further costs several cycles more. A request also passes through the kernel (receive, send, poll), which evicts much of the server's code between requests, so a request that runs through more distinct code pays for more of it on every request. This is where two servers with close instruction counts can still differ in req/s.\n\n`;
+md += `| Scenario | ${cols.map((f) => f.label).join(' | ')} |\n| --- | ${cols.map(() => '---:').join(' | ')} |\n`;
+for (const scenario of scenarios) {
+  const row = i1Misses[scenario.name];
+  const base = row.uws;
+  md += `| ${scenario.name} | ${cols.map((f) => (row[f.id] === undefined ? '–' : `${fmt(row[f.id])}${base && f.id !== 'uws' ? ` (${(row[f.id] / base).toFixed(2)}×)` : ''}`)).join(' | ')} |\n`;
+}
+md += '\nIn brackets: misses relative to raw uWebSockets.js. The simulated cache is not the machine\'s, and the simulation sees no kernel code, so these are a relative measure of code footprint, not a prediction of time.\n';
 const partial = Boolean(onlyScenarios || onlyFrameworks);
 if (!partial || process.env.INSTR_WRITE === '1') {
   writeFileSync(path.join(HERE, 'INSTRUCTIONS.md'), md);
-  writeFileSync(path.join(HERE, 'instructions.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, warmup, count, results }, null, 2)}\n`);
+  writeFileSync(path.join(HERE, 'instructions.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, warmup, count, results, i1Misses }, null, 2)}\n`);
   console.log('wrote INSTRUCTIONS.md and instructions.json');
 } else {
   console.log(`\n${md}`);
