@@ -132,14 +132,19 @@ for (const scenario of scenarios) {
 
 const fmt = (n) => n.toLocaleString('en-US');
 const cols = frameworks;
+/** A table of one figure per scenario (rows) and framework (columns), with its ratio to raw uWS. */
+function perFramework(figures) {
+  let table = `| Scenario | ${cols.map((f) => f.label).join(' | ')} |\n| --- | ${cols.map(() => '---:').join(' | ')} |\n`;
+  for (const scenario of scenarios) {
+    const row = figures[scenario.name];
+    const base = row.uws;
+    table += `| ${scenario.name} | ${cols.map((f) => (row[f.id] === undefined ? '–' : `${fmt(row[f.id])}${base && f.id !== 'uws' ? ` (${(row[f.id] / base).toFixed(2)}×)` : ''}`)).join(' | ')} |\n`;
+  }
+  return table;
+}
 let md = `# Instructions per request\n\nMeasured on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`benchmarks/instructions.mjs\` (${Math.round((Date.now() - started) / 60000)} min).\n\n`;
 md += `Each server runs under valgrind's callgrind (Node.js ${process.version}). After ${fmt(warmup)} warm-up requests the counters are zeroed, ${fmt(count)} more requests are sent (16 keep-alive connections, one request in flight on each), and the user-space instructions executed meanwhile (all threads: JavaScript, V8, the garbage collector, uWS) are divided by ${fmt(count)}. Kernel work is not counted. Other load on the machine does not change the count. Two runs of the same build agree to within about 1% on most rows; a garbage collection that falls inside the counted window can move a row by a few percent (raw uWS on query counted 10,415 and 11,098 in two runs). Differences larger than that settle comparisons that the noise in RESULTS.md leaves open. They are not time: a request also costs the kernel's socket work, the same for every framework sending the same bytes, so the req/s ratios in RESULTS.md are closer to 1 than these.\n\n`;
-md += `| Scenario | ${cols.map((f) => f.label).join(' | ')} |\n| --- | ${cols.map(() => '---:').join(' | ')} |\n`;
-for (const scenario of scenarios) {
-  const row = results[scenario.name];
-  const base = row.uws;
-  md += `| ${scenario.name} | ${cols.map((f) => (row[f.id] === undefined ? '–' : `${fmt(row[f.id])}${base && f.id !== 'uws' ? ` (${(row[f.id] / base).toFixed(2)}×)` : ''}`)).join(' | ')} |\n`;
-}
+md += perFramework(results);
 md += '\nIn brackets: instructions relative to raw uWebSockets.js (lower is less work). "uWebSockets.js (raw, async handler)" is raw uWS running the body scenarios through the handler `async (req, res) => res.json(await req.json())` and nothing else: the request headers copied before uWS\'s callback returns, a pending promise for the body, an async function awaiting it (see servers/raw-uws-async.mjs). It is the floor for any framework running that handler.\n';
 if (cols.some((f) => f.id === 'velox') && cols.some((f) => f.id === 'hyper-express')) {
   md += '\n| Scenario | Velox / hyper-express | Less work than hyper-express |\n| --- | ---: | --- |\n';
@@ -150,13 +155,8 @@ if (cols.some((f) => f.id === 'velox') && cols.some((f) => f.id === 'hyper-expre
     md += `| ${scenario.name} | ${ratio.toFixed(3)} | ${ratio < 1 ? 'yes' : '**no**'} |\n`;
   }
 }
-md += `\n## Instruction-cache misses per request\n\nThe same runs, through callgrind's cache simulation (level-1 instruction cache of ${I1_SIZE}): how often a request needs code that is not in the instruction cache. Instruction counts treat every instruction alike; on the machine an instruction fetched from the level-2 cache or further costs several cycles more. A request also passes through the kernel (receive, send, poll), which evicts much of the server's code between requests, so a request that runs through more distinct code pays for more of it on every request. This is where two servers with close instruction counts can still differ in req/s.\n\n`;
-md += `| Scenario | ${cols.map((f) => f.label).join(' | ')} |\n| --- | ${cols.map(() => '---:').join(' | ')} |\n`;
-for (const scenario of scenarios) {
-  const row = i1Misses[scenario.name];
-  const base = row.uws;
-  md += `| ${scenario.name} | ${cols.map((f) => (row[f.id] === undefined ? '–' : `${fmt(row[f.id])}${base && f.id !== 'uws' ? ` (${(row[f.id] / base).toFixed(2)}×)` : ''}`)).join(' | ')} |\n`;
-}
+md += `\n## Instruction-cache misses per request\n\nThe same runs, through callgrind's cache simulation (level-1 instruction cache of ${I1_SIZE}): how often a request needs code that is not in the instruction cache. Instruction counts treat every instruction alike; on the machine an instruction fetched from the level-2 cache or further costs several cycles more. A request also passes through the kernel (receive, send, poll), which evicts much of the server's code between requests, so a request that runs through more distinct code pays for more of it on every request. It is a cost instruction counts leave out, not a prediction of req/s on its own (see README.md).\n\n`;
+md += perFramework(i1Misses);
 md += '\nIn brackets: misses relative to raw uWebSockets.js. The simulated cache is not the machine\'s, and the simulation sees no kernel code, so these are a relative measure of code footprint, not a prediction of time.\n';
 const partial = Boolean(onlyScenarios || onlyFrameworks);
 if (!partial || process.env.INSTR_WRITE === '1') {
