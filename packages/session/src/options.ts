@@ -69,8 +69,16 @@ export interface Settings {
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const ATTRIBUTE = /^[^\u0000-\u001f\u007f;]*$/;
 const MIN_SECRET = 32;
+
+/** An attribute value without ";" or control characters (which would end or split the cookie). */
+function plainAttribute(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 || c === 127 || c === 59) return false;
+  }
+  return true;
+}
 
 function duration(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
@@ -98,6 +106,9 @@ export function settingsOf(options: SessionOptions): Settings {
     }
     secrets.push(secret);
   });
+  if (secrets.length === 0) {
+    throw invalidOption(`session needs a secret of at least ${MIN_SECRET} characters (got an empty list); make one with \`openssl rand -base64 48\``);
+  }
 
   const idle = duration('idleTimeout', options.idleTimeout, 30 * 60_000);
   const absolute = duration('absoluteTimeout', options.absoluteTimeout, 24 * 3600_000);
@@ -115,9 +126,9 @@ export function settingsOf(options: SessionOptions): Settings {
   const name = cookie.name ?? 'sid';
   if (typeof name !== 'string' || !TOKEN.test(name)) throw invalidOption(`cookie.name must be a cookie name (letters, digits, !#$%&'*+-.^_\`|~); got ${JSON.stringify(name)}`);
   const path = cookie.path ?? '/';
-  if (typeof path !== 'string' || !ATTRIBUTE.test(path)) throw invalidOption(`cookie.path must be a path without ";" or control characters; got ${JSON.stringify(path)}`);
+  if (typeof path !== 'string' || !plainAttribute(path)) throw invalidOption(`cookie.path must be a path without ";" or control characters; got ${JSON.stringify(path)}`);
   const domain = cookie.domain;
-  if (domain !== undefined && (typeof domain !== 'string' || domain === '' || !ATTRIBUTE.test(domain))) {
+  if (domain !== undefined && (typeof domain !== 'string' || domain === '' || !plainAttribute(domain))) {
     throw invalidOption(`cookie.domain must be a host name; got ${JSON.stringify(domain)}`);
   }
   const secure = cookie.secure ?? 'auto';

@@ -428,7 +428,7 @@ export class Session {
     if (this.#cookieDue && this.#stored) {
       this.#cookieDue = false;
       const expires = Math.min(this.#seen + settings.idle, this.#created + settings.absolute);
-      const maxAge = Math.max(0, Math.floor((expires - Date.now()) / 1000));
+      const maxAge = Math.max(1, Math.ceil((expires - Date.now()) / 1000));
       const value = (this.#signed ??= settings.signer.sign(this.#id));
       res.append('set-cookie', `${settings.head}${value}${settings.tail[secure]}; Expires=${httpDate(expires)}; Max-Age=${maxAge}`);
     } else if (!this.#stored && this.#cookie !== undefined) {

@@ -74,7 +74,7 @@ export interface SessionStore {
    * expiry to `ttlMs` from now. May resolve `false` when there was no record (the session was
    * destroyed meanwhile); the cookie is cleared then.
    */
-  touch(id: string, ttlMs: number): Promise<boolean | void>;
+  touch(id: string, ttlMs: number): Promise<unknown>;
   /** Removes a record (nothing happens if there is none). */
   destroy(id: string): Promise<void>;
   /**
