@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bodyFilePath, checkScenario, requestBody } from './lib/check.mjs';
-import { foreignSeconds, processTimes, stealWindow, waitForQuiet } from './lib/contention.mjs';
+import { foreignProcesses, foreignSeconds, processTimes, stealWindow, waitForQuiet } from './lib/contention.mjs';
 import { describeMachine, packageVersion } from './lib/machine.mjs';
 import { killAll, runPinned, spawnPinned, startServer, stopServer, track } from './lib/processes.mjs';
 import { parentMap, processTree, treeCpuMicros, treeRssMiB } from './lib/proctree.mjs';
@@ -331,7 +331,11 @@ async function measureOnce(entry, set, scenario, logBase, runDir) {
     if (bodyBytes > 0) stats.uploadMbps = (bodyBytes * stats.rps) / 2 ** 20;
   }
   const cpuMicros = treeCpuMicros(pid) - cpuBefore;
-  const backgroundCores = foreignSeconds(before, processTimes(), ownProcesses(set, entry)) / config.durationSeconds;
+  const after = processTimes();
+  const own = ownProcesses(set, entry);
+  const backgroundCores = foreignSeconds(before, after, own) / config.durationSeconds;
+  // Who the other load was, for the log when the slice counts as disturbed.
+  const busiest = backgroundCores > config.maxBackgroundCores ? foreignProcesses(before, after, own) : [];
   const stealSeconds = steal.end();
   const rssMiB = treeRssMiB(pid);
 
@@ -348,6 +352,7 @@ async function measureOnce(entry, set, scenario, logBase, runDir) {
     cpuMicrosPerRequest: Math.round((cpuMicros / stats.requests) * 100) / 100,
     backgroundCores: Math.round(backgroundCores * 1000) / 1000,
     stealSeconds,
+    ...(busiest.length ? { busiest } : {}),
   };
 }
 
@@ -363,8 +368,9 @@ async function measure(entry, set, scenario, logBase, runDir) {
     r.attempts = attempt;
     if (!best || r.backgroundCores < best.backgroundCores) best = { ...r };
     if (r.backgroundCores <= config.maxBackgroundCores) return { ...r, disturbed: false };
+    const who = (r.busiest ?? []).map((p) => `${p.name} (pid ${p.pid}) ${p.seconds.toFixed(2)} s`).join(', ');
     console.log(
-      `    other processes used ${r.backgroundCores.toFixed(2)} CPU cores during attempt ${attempt}${attempt <= config.retries ? ': measuring again' : ''}`,
+      `    other processes used ${r.backgroundCores.toFixed(2)} CPU cores during attempt ${attempt}${who ? ` (most: ${who})` : ''}${attempt <= config.retries ? ': measuring again' : ''}`,
     );
   }
   return { ...best, attempts: config.retries + 1, disturbed: true };

@@ -57,9 +57,11 @@ function fmtConfig(c) {
     : `${c.rounds} round(s) of ${c.durationSeconds} s`;
 }
 
-function measuredText(m) {
-  const reasons = m.partialReasons?.length ? `; narrowed: ${m.partialReasons.join('; ')}` : '';
-  return `${when(m.finishedAt)} at commit ${m.commit}, ${fmtConfig(m.config)}${reasons}`;
+function measuredText(m, withConfig = true) {
+  // Fewer rounds or slices already show in the settings; say only how the selection was narrowed.
+  const narrowed = (m.partialReasons ?? []).filter((r) => r.startsWith('BENCH_'));
+  const reasons = narrowed.length ? `; narrowed by ${narrowed.join(', ')}` : '';
+  return `${when(m.finishedAt)} at commit ${m.commit}${withConfig ? `, ${fmtConfig(m.config)}` : ''}${reasons}`;
 }
 
 /**
@@ -68,7 +70,8 @@ function measuredText(m) {
  * under its name.
  */
 export function renderMarkdown(results, suites = []) {
-  const { machine, config, frameworks, scenarios } = results;
+  const { machine, frameworks, scenarios } = results;
+  const config = methodConfig(results);
   const fwLabel = Object.fromEntries(frameworks.map((f) => [f.id, f.label]));
   const out = [];
 
@@ -99,7 +102,7 @@ export function renderMarkdown(results, suites = []) {
   out.push('');
   out.push(`Frameworks: ${frameworks.map((f) => `${f.label} ${f.version}`).join(', ')}.`, '');
 
-  renderMethod(out, results);
+  renderMethod(out, results, config);
 
   // Sections in the order of the suites, then any suite the code no longer has.
   const known = suites.map((s) => s.name);
@@ -107,7 +110,7 @@ export function renderMarkdown(results, suites = []) {
   const order = [...known.filter((n) => inFile.includes(n)), ...inFile.filter((n) => !known.includes(n))];
   for (const name of order) {
     const suite = suites.find((s) => s.name === name) ?? { name, title: name, targets: [], references: [], probes: [] };
-    renderSuite(out, results, suite, fwLabel);
+    renderSuite(out, results, suite, fwLabel, config);
   }
 
   const ordered = order.flatMap((n) => scenarios.filter((s) => s.suite === n));
@@ -118,8 +121,25 @@ export function renderMarkdown(results, suites = []) {
   return out.join('\n');
 }
 
-function renderMethod(out, results) {
-  const { config, scenarios } = results;
+/**
+ * The settings the Method section describes: those most scenarios were measured with (after a
+ * merge, the narrowed run that wrote the file last may have used fewer rounds; each section
+ * states its own settings anyway).
+ */
+function methodConfig(results) {
+  const counts = new Map();
+  for (const s of results.scenarios) {
+    const c = s.measured?.config ?? results.config;
+    const key = JSON.stringify(c);
+    counts.set(key, { config: c, n: (counts.get(key)?.n ?? 0) + 1 });
+  }
+  let best = { config: results.config, n: 0 };
+  for (const entry of counts.values()) if (entry.n > best.n) best = entry;
+  return best.config;
+}
+
+function renderMethod(out, results, config) {
+  const { scenarios } = results;
   // Runs from before slices measured one long stretch per framework and round.
   const sliced = config.slices !== undefined;
   out.push('## Method', '');
@@ -153,6 +173,9 @@ function renderMethod(out, results) {
       `- Scenarios with their own load generator (WebSocket messages and the like) run it instead of wrk, pinned to CPU ${config.clientCpu}, in the same slices, warm-up, contention guard and CPU/RSS sampling; it reports operations per second and, where it can, latency percentiles.`,
     );
   }
+  if (Object.keys(results.probes ?? {}).length > 0) {
+    out.push('- Probes are one-off measurements (memory with many files or connections, spread over cluster workers …), run once per framework after the sliced scenarios of the run that measured them; each says what it measures.');
+  }
   if (scenarios.some((s) => s.pin === false)) {
     out.push('- Scenarios marked "not pinned" (cluster) run the server and the load generator without `taskset`, so that a server can spread over every CPU.');
   }
@@ -166,7 +189,7 @@ function suiteScenarios(results, suite) {
   return [...inFile].sort((a, b) => rank(a.name) - rank(b.name));
 }
 
-function renderSuite(out, results, suite, fwLabel) {
+function renderSuite(out, results, suite, fwLabel, config) {
   const scenarios = suiteScenarios(results, suite);
   out.push(`## ${suite.title}`, '');
   out.push(`Suite \`${suite.name}\` (\`BENCH_SUITE=${suite.name}\`).`, '');
@@ -176,7 +199,7 @@ function renderSuite(out, results, suite, fwLabel) {
     renderMeasured(out, scenarios);
     renderQuality(out, results, scenarios);
   }
-  renderTargets(out, results, suite);
+  renderTargets(out, results, suite, config);
   renderProbes(out, results, suite);
   for (const s of scenarios) renderScenario(out, results, s, fwLabel);
 }
@@ -238,10 +261,10 @@ function renderQuality(out, results, scenarios) {
   );
 }
 
-function renderTargets(out, results, suite) {
+function renderTargets(out, results, suite, config) {
   const targets = (suite.targets ?? []).map((t) => ({ issue: suite.name, ...t }));
   if (targets.length > 0) {
-    const sliced = results.config.slices !== undefined;
+    const sliced = config.slices !== undefined;
     out.push(
       '### Targets',
       '',
@@ -281,7 +304,7 @@ function renderProbes(out, results, suite) {
   stored.sort(([a], [b]) => rank(a) - rank(b));
   for (const [name, p] of stored) {
     out.push(`### ${p.title ?? name}`, '');
-    out.push(`Probe \`${name}\`, measured once per framework on ${measuredText(p.measured)}.`, '');
+    out.push(`Probe \`${name}\`, measured once per framework on ${measuredText(p.measured, false)}.`, '');
     if (p.error) {
       out.push(`**Error:** ${cell(p.error)}`, '');
       continue;
