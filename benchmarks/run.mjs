@@ -568,6 +568,10 @@ function summarize(report) {
 const order = () => ({ scenarios: catalog.scenarios.map((s) => s.name), frameworks: catalog.frameworks.map((f) => f.id) });
 
 async function main() {
+  if (scenarios.length === 0 && probes.length === 0) {
+    console.log(`bench: nothing to ${checkOnly ? 'check' : 'run'}: the selected suites (${onlySuites?.join(', ') ?? 'all'}) have no scenario or probe${onlyNames ? ' of those names' : ''} yet`);
+    return;
+  }
   if (checkOnly) return checkAll();
   ensureTools();
   const startedAt = new Date();

@@ -26,8 +26,10 @@ export function send(port, request, timeoutMs = 5000, extraHeaders = {}) {
   return new Promise((resolve, reject) => {
     const body = requestBody(request);
     const headers = { ...request.headers, ...extraHeaders };
+    const has = (name) => Object.keys(headers).some((h) => h.toLowerCase() === name);
+    if (request.contentType !== undefined && !has('content-type')) headers['content-type'] = request.contentType;
     if (body !== undefined) {
-      headers['content-type'] = request.contentType ?? 'application/octet-stream';
+      if (!has('content-type')) headers['content-type'] = 'application/octet-stream';
       headers['content-length'] = body.length;
     }
     const req = http.request(

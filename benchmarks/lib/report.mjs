@@ -35,6 +35,16 @@ function fmtFigure(name, x) {
   return x.toFixed(Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2);
 }
 
+/**
+ * The frameworks of a scenario's table, in order: as its `servers` list them (the suite author's
+ * order), else in the order of the file's frameworks; only those with a row.
+ */
+function rowsOf(results, s) {
+  const ids = s.servers ? Object.keys(s.servers) : results.frameworks.map((f) => f.id);
+  const byId = new Map(results.frameworks.map((f) => [f.id, f]));
+  return ids.filter((id) => results.results[s.name]?.[id] && byId.has(id)).map((id) => byId.get(id));
+}
+
 function rowStatusText(row) {
   if (row.status === 'unsupported') return 'not implemented';
   if (row.status === 'skipped') return 'not run';
@@ -221,8 +231,8 @@ function renderSummary(out, results, scenarios, fwLabel) {
   const head = (s) => (uniform ? s.name : `${s.name} (${s.unit}; ratio to ${baselineNames(s.baseline, fwLabel).short})`);
   out.push(`| Framework | ${scenarios.map((s) => cell(head(s))).join(' | ')} |`);
   out.push(`| --- | ${scenarios.map(() => '---:').join(' | ')} |`);
-  for (const f of results.frameworks) {
-    if (!scenarios.some((s) => results.results[s.name]?.[f.id])) continue;
+  const rows = [...new Set(scenarios.flatMap((s) => rowsOf(results, s)))];
+  for (const f of rows) {
     const cells = scenarios.map((s) => {
       const row = results.results[s.name]?.[f.id];
       if (!row) return '–';
@@ -331,9 +341,8 @@ function renderScenario(out, results, s, fwLabel) {
     `| Framework | median ${s.unit} | ratio to ${baselineNames(s.baseline, fwLabel).short} | server CPU per ${perWhat(s.unit)} | p50 | p99 | RSS after load (MiB) | ${extra.map((x) => `${figureTitle(x)} | `).join('')}${unit}s, min–max (% of median) |`,
   );
   out.push(`| --- | ---: | ---: | ---: | ---: | ---: | ---: | ${extra.map(() => '---: | ').join('')}---: |`);
-  for (const f of results.frameworks) {
-    const row = results.results[s.name]?.[f.id];
-    if (!row) continue;
+  for (const f of rowsOf(results, s)) {
+    const row = results.results[s.name][f.id];
     if (row.status !== 'ok') {
       out.push(`| ${cell(f.label)} | ${cell(rowStatusText(row))} | | | | | | ${extra.map(() => '| ').join('')}|`);
       continue;
@@ -353,7 +362,6 @@ function renderScenario(out, results, s, fwLabel) {
 
 /** Runs measured in slices: one line per scenario, framework and round, summing up its slices. */
 function renderRounds(out, results, scenarios, fwLabel) {
-  const { frameworks } = results;
   out.push('## Every round', '', '<details>', '<summary>Per-round figures (click to open); every slice is in results.json</summary>', '');
   out.push(
     '| Scenario | Framework | Round | Slices kept | median req/s | slowest – fastest slice | median CPU per request | RSS after the last slice (MiB) | most background CPU | Notes |',
@@ -362,7 +370,7 @@ function renderRounds(out, results, scenarios, fwLabel) {
   for (const s of scenarios) {
     // Figures of another unit than req/s say so.
     const u = s.unit && s.unit !== 'req/s' ? ` ${s.unit}` : '';
-    for (const f of frameworks) {
+    for (const f of rowsOf(results, s)) {
       const row = results.results[s.name]?.[f.id];
       const rounds = [...new Set((row?.rounds ?? []).map((r) => r.round))];
       for (const round of rounds) {

@@ -215,15 +215,15 @@ export function findFramework(frameworks, id) {
 }
 
 /**
- * Who takes part in a scenario (before BENCH_FRAMEWORKS): with `servers`, exactly those ids with
- * those files; without, the frameworks of frameworks.mjs plus the suite's own frameworks that
+ * Who takes part in a scenario (before BENCH_FRAMEWORKS), in the order of its rows: with
+ * `servers`, exactly those ids with those files, in the order `servers` lists them; without, the frameworks of frameworks.mjs plus the suite's own frameworks that
  * have a default file, each asked with `--list` whether it implements the scenario.
  * Each entry: the framework with `file` set to the server file to run, and `listed` true when
  * the runner has to ask the file with `--list`.
  */
 export function participants(scenario, frameworks) {
   if (scenario.servers) {
-    return frameworks.filter((f) => f.id in scenario.servers).map((f) => ({ ...f, file: scenario.servers[f.id], listed: false }));
+    return Object.entries(scenario.servers).map(([id, file]) => ({ ...frameworks.find((f) => f.id === id), file, listed: false }));
   }
   return frameworks
     .filter((f) => f.file !== undefined && (f.suite === 'core' || f.suite === scenario.suite))
