@@ -114,8 +114,10 @@ export class Session {
   #cookieDue = false;
   /** An expired record the client named, removed at commit. */
   #stale: string | undefined = undefined;
-  /** Writes run one after another: the last one started, settled either way. */
+  /** save()s run one after another: the last one started, settled either way. */
   #writing: Promise<void> = RESOLVED;
+  /** A save() is in progress (the commit waits for it). */
+  #saving = false;
 
   /** @internal Made by `req.session`. */
   constructor(req: Request, settings: Settings) {
@@ -288,7 +290,12 @@ export class Session {
   save(): Promise<void> {
     this.#check();
     const run = this.#writing.then(() => this.#persist(true));
-    this.#writing = run.then(noop, noop);
+    const settled = run.then(noop, noop);
+    this.#writing = settled;
+    this.#saving = true;
+    settled.then(() => {
+      if (this.#writing === settled) this.#saving = false;
+    });
     return run;
   }
 
@@ -346,9 +353,9 @@ export class Session {
   /** The beforeHead task: write what needs writing, then set or clear the cookie. Synchronous when nothing is to be written. */
   readonly #commit = (res: Response): Promise<void> | undefined => {
     if (!this.#ready) return undefined;
-    if (this.#needsWrite()) {
-      const run = this.#writing.then(() => this.#persist(false));
-      this.#writing = run.then(noop, noop);
+    if (this.#needsWrite() || this.#saving) {
+      // Nothing writes after the commit, so it need not queue itself for later writers.
+      const run = this.#saving ? this.#writing.then(() => this.#persist(false)) : this.#persist(false);
       return run.then(() => this.#writeCookie(res));
     }
     this.#writeCookie(res);

@@ -42,19 +42,36 @@ export interface Signer {
   verify(value: string): Verified | undefined;
 }
 
-/** A signer for these secrets (the first signs, every one verifies). */
+/** How many verified cookie values a signer remembers. */
+const REMEMBERED = 10_000;
+
+/**
+ * A signer for these secrets (the first signs, every one verifies). Values that verified are
+ * remembered (up to 10,000, the oldest forgotten first), so a session's later requests skip the
+ * HMAC, which is most of what a session costs on a request: a remembered value is one that this
+ * signer has verified with these same secrets, so the answer cannot differ. Only exact matches
+ * are found, and failures are never remembered.
+ */
 export function signer(secrets: readonly string[]): Signer {
   const keys: KeyObject[] = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
   const first = keys[0]!;
+  const verified = new Map<string, Verified>();
   return {
     sign: (id) => sign(id, first),
     verify(value) {
+      const known = verified.get(value);
+      if (known !== undefined) return known;
       // Shape first: a truncated value, or one with bytes after the signature, is refused
       // without computing a single HMAC.
       if (value.length !== VALUE_LENGTH || value.charCodeAt(ID_LENGTH) !== 46 /* . */) return undefined;
       for (let i = 0; i < keys.length; i++) {
         const id = unsign(value, keys[i]!);
-        if (id !== false) return ID.test(id) ? { id, secret: i } : undefined;
+        if (id === false) continue;
+        if (!ID.test(id)) return undefined;
+        const result: Verified = { id, secret: i };
+        if (verified.size >= REMEMBERED) verified.delete(verified.keys().next().value!);
+        verified.set(value, result);
+        return result;
       }
       return undefined;
     },

@@ -90,8 +90,11 @@ export interface SessionStore {
 }
 
 /** Applies a change with the store's update(), or by get, merge and set. */
-export async function applyChange(store: SessionStore, id: string, change: SessionChange, ttlMs: number): Promise<boolean> {
-  if (typeof store.update === 'function') return store.update(id, change, ttlMs);
+export function applyChange(store: SessionStore, id: string, change: SessionChange, ttlMs: number): Promise<boolean> {
+  return typeof store.update === 'function' ? store.update(id, change, ttlMs) : mergeAndSet(store, id, change, ttlMs);
+}
+
+async function mergeAndSet(store: SessionStore, id: string, change: SessionChange, ttlMs: number): Promise<boolean> {
   const current = await store.get(id);
   if (!current) return false;
   const data: Record<string, unknown> = Object.assign(Object.create(null), current.data);
