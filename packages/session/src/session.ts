@@ -375,7 +375,7 @@ export class Session {
     if (stale !== undefined) {
       this.#stale = undefined;
       // An expired record: the store's own expiry removes it too, so a failure here changes nothing.
-      store.destroy(stale).catch(noop);
+      RESOLVED.then(() => store.destroy(stale)).catch(noop);
     }
     const now = Date.now();
     const ttl = Math.min(settings.idle, this.#created + settings.absolute - now);
@@ -429,11 +429,16 @@ export class Session {
     this.#stored = false;
   }
 
+  #secure(): 0 | 1 {
+    const secure = this.#settings.secure;
+    return (secure === 'auto' ? this.#req.secure : secure) ? 1 : 0;
+  }
+
   #writeCookie(res: Response): void {
     const settings = this.#settings;
-    const secure = (settings.secure === 'auto' ? this.#req.secure : settings.secure) ? 1 : 0;
     if (this.#cookieDue && this.#stored) {
       this.#cookieDue = false;
+      const secure = this.#secure();
       const expires = Math.min(this.#seen + settings.idle, this.#created + settings.absolute);
       const maxAge = Math.max(1, Math.ceil((expires - Date.now()) / 1000));
       const value = (this.#signed ??= settings.signer.sign(this.#id));
@@ -441,7 +446,7 @@ export class Session {
     } else if (!this.#stored && this.#cookie !== undefined) {
       // The client named a session that is not (or no longer) there.
       this.#cookie = undefined;
-      res.append('set-cookie', settings.clear[secure]);
+      res.append('set-cookie', settings.clear[this.#secure()]);
     }
   }
 

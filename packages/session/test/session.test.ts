@@ -205,6 +205,25 @@ describe.each(storeKinds)('req.session with $kind', ({ make }) => {
 });
 
 describe('req.session', () => {
+  it('keeps changes made before a handler threw: the commit runs before the error answer too', async () => {
+    const a = server();
+    await a.register(session, { secret: SECRET });
+    a.post('/fail', async (req, res) => {
+      await req.session.start();
+      req.session.set('step', 'reached');
+      throw new Error('boom');
+    });
+    a.get('/read', async (req, res) => {
+      await req.session.start();
+      res.json(req.session.all());
+    });
+    const browser = new Browser(await listen(a));
+    const failed = await browser.post('/fail');
+    expect(failed.status).toBe(500);
+    expect(failed.cookies).toHaveLength(1);
+    expect((await browser.get('/read')).body).toEqual({ step: 'reached' });
+  });
+
   it('refuses values JSON cannot hold with VELOX_ERR_SESSION_INVALID_VALUE', async () => {
     const a = server({ exposeErrors: true });
     await a.register(session, { secret: SECRET });
