@@ -99,8 +99,9 @@ export class MemoryStore implements SessionStore {
     const data: Record<string, unknown> = JSON.parse(entry.json);
     for (const key of change.delete) delete data[key];
     for (const key in change.set) {
-      // A key like "__proto__" is an own property here, as JSON.parse makes it.
-      Object.defineProperty(data, key, { value: change.set[key], enumerable: true, writable: true, configurable: true });
+      // "__proto__" must stay an own property (as JSON.parse makes it), not set the prototype.
+      if (key === '__proto__') Object.defineProperty(data, key, { value: change.set[key], enumerable: true, writable: true, configurable: true });
+      else data[key] = change.set[key];
     }
     entry.json = JSON.stringify(data);
     entry.seen = change.seen;

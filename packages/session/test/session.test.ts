@@ -289,6 +289,9 @@ describe('req.session', () => {
     const browser = new Browser(await listen(a));
     expect((await browser.post('/proto')).body).toEqual({ toString: 'absent', polluted: false });
     expect((await browser.get('/read')).body).toEqual({ keys: ['__proto__', 'constructor'], proto: { polluted: true } });
+    // Again, as a change to the stored session (the store's per-key update).
+    expect((await browser.post('/proto')).body).toEqual({ toString: 'absent', polluted: false });
+    expect((await browser.get('/read')).body).toEqual({ keys: ['__proto__', 'constructor'], proto: { polluted: true } });
   });
 
   it('answers the session of a WebSocket upgrade request too', async () => {
