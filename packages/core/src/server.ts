@@ -232,6 +232,20 @@ export class Server {
   }
 
   /**
+   * The logger from the options (`console` unless told otherwise), or `undefined` with
+   * `logger: false`: plugins log through it, so that one option silences or redirects them all.
+   * @example
+   * ```ts
+   * const plugin: Plugin = (server) => {
+   *   server.addHook('onListen', () => server.logger?.warn('cache is cold'));
+   * };
+   * ```
+   */
+  get logger(): Logger | undefined {
+    return this[kConfig].logger;
+  }
+
+  /**
    * Adds middleware for every route, or for the routes under a prefix; also mounts routers.
    * @example
    * ```ts
