@@ -88,6 +88,8 @@ export interface PublishOptions {
   local?: boolean;
   /** A socket (uWS's) that must not receive the message: a socket publishing to the others. */
   exclude?: WebSocket<any>;
+  /** Compress the message (permessage-deflate) for subscribers whose route and client agreed to it. Default: false. */
+  compress?: boolean;
 }
 
 /**
@@ -467,11 +469,12 @@ export class Server {
     // uWS makes its topic tree with the first WebSocket route; before that, asking it crashes.
     let count = this.#topics ? this.#app.numSubscribers(topic) : 0;
     if (count > 0) {
-      if (exclude === undefined) this.#app.publish(topic, bytes, binary);
+      const compress = options?.compress === true;
+      if (exclude === undefined) this.#app.publish(topic, bytes, binary, compress);
       else {
         // uWS's own publish from a socket skips that socket.
         if (exclude.isSubscribed(topic)) count--;
-        if (count > 0) exclude.publish(topic, bytes, binary);
+        if (count > 0) exclude.publish(topic, bytes, binary, compress);
       }
     }
     if (options?.local !== true) {
@@ -572,7 +575,7 @@ export class Server {
 
   /**
    * Adds a property to this server (not to other servers), such as a method a plugin offers its
-   * users (`app.publish(...)`). Declare its type with module augmentation of `Server`. A name
+   * users (`app.metrics()`, say). Declare its type with module augmentation of `Server`. A name
    * the server already has throws `VELOX_ERR_DECORATION_CONFLICT`.
    * @example
    * ```ts

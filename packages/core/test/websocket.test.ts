@@ -266,6 +266,23 @@ describe('publish()', () => {
     expect(errors).toEqual([expect.objectContaining({ message: 'hook failed' })]);
   });
 
+  it('compresses with compress: true for a client that negotiated permessage-deflate', async () => {
+    const app = server();
+    app.ws('/z', { compression: 1 | 256, open: (ws) => void ws.subscribe('big') });
+    const { port } = await start(app);
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/z`, { perMessageDeflate: true });
+    await new Promise((r) => ws.on('open', r));
+    const sizes: number[] = [];
+    ws.on('message', (data: Buffer) => sizes.push(data.length));
+    const before = (ws as unknown as { _socket: { bytesRead: number } })._socket.bytesRead;
+    expect(app.publish('big', 'a'.repeat(100_000), false, { compress: true })).toBe(1);
+    await until(() => sizes.length === 1, 'the message');
+    const wire = (ws as unknown as { _socket: { bytesRead: number } })._socket.bytesRead - before;
+    expect(sizes).toEqual([100_000]);
+    expect(wire).toBeLessThan(2_000);
+    ws.close();
+  });
+
   it('throws a clear error for a topic or message of the wrong type', () => {
     const app = server();
     expect(() => app.publish(1 as never, 'x')).toThrow(/topic string/);
