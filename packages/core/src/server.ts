@@ -470,12 +470,11 @@ export class Server {
     let count = this.#topics ? this.#app.numSubscribers(topic) : 0;
     if (count > 0) {
       const compress = options?.compress === true;
-      if (exclude === undefined) this.#app.publish(topic, bytes, binary, compress);
-      else {
-        // uWS's own publish from a socket skips that socket.
-        if (exclude.isSubscribed(topic)) count--;
-        if (count > 0) exclude.publish(topic, bytes, binary, compress);
-      }
+      // uWS's publish from a socket skips that socket, but sends nothing at all from a socket
+      // with no subscriptions: one not subscribed to the topic cannot receive it anyway.
+      if (exclude !== undefined && exclude.isSubscribed(topic)) {
+        if (--count > 0) exclude.publish(topic, bytes, binary, compress);
+      } else this.#app.publish(topic, bytes, binary, compress);
     }
     if (options?.local !== true) {
       const hooks = this[kHooks].onPublish;

@@ -212,6 +212,10 @@ describe('publish()', () => {
       message: (ws, message) => {
         const text = Buffer.from(message).toString();
         if (text === 'others') app.publish('news', 'from a peer', false, { exclude: ws });
+        if (text === 'unsubscribed') {
+          ws.unsubscribe('news');
+          app.publish('news', 'from an outsider', false, { exclude: ws });
+        }
       },
     });
     const { port } = await start(app);
@@ -239,7 +243,7 @@ describe('publish()', () => {
     for (const c of clients) c.close();
   });
 
-  it('skips the excluded socket and counts only the others', async () => {
+  it('skips the excluded socket and counts only the others, also when it has no subscriptions of its own', async () => {
     const app = server();
     const counts: number[] = [];
     app.addHook('onPublish', (topic, message) => void counts.push(typeof message === 'string' ? message.length : -1));
@@ -249,6 +253,11 @@ describe('publish()', () => {
     expect(inbox[0]).toEqual([]);
     expect(inbox[1]).toEqual([{ data: 'from a peer', binary: false }]);
     expect(counts).toEqual(['from a peer'.length]);
+    // uWS's own publish from a socket with no subscriptions sends nothing; core's still does.
+    clients[0]!.send('unsubscribed');
+    await until(() => inbox[1]!.length === 2, 'the outsider message');
+    expect(inbox[1]![1]).toEqual({ data: 'from an outsider', binary: false });
+    expect(inbox[0]).toEqual([]);
     for (const c of clients) c.close();
   });
 
