@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger, Plugin, Server, WebSocketMessage } from '@velox/core';
 import { WsErrorCodes, wsError } from './errors.ts';
 import { hubOf } from './hub.ts';
-import { isRedisClient, openRedis, type RedisLink } from './redis.ts';
+import type { RedisLink } from './redis.ts';
 
 /** Options of {@link redisPubSub}: `url` or `client`, not both. */
 export interface RedisPubSubOptions {
@@ -131,6 +131,8 @@ export const redisPubSub: Plugin<RedisPubSubOptions> = async (server, options = 
     server.publish(topic, message.subarray(HEADER), (message[1]! & 1) === 1, { local: true });
   };
 
+  // Loaded here, so that an app without redisPubSub never loads the Redis client.
+  const { openRedis } = await import('./redis.ts');
   link = await openRedis(
     { url: settings.url, client: settings.client },
     {
@@ -226,7 +228,9 @@ function check(server: Server, options: RedisPubSubOptions): Settings {
   if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) {
     throw invalid(`redisPubSub url must be a redis:// or rediss:// URL, got ${JSON.stringify(url)}`);
   }
-  if (client !== undefined && !isRedisClient(client)) throw invalid('redisPubSub client must be a node-redis client (createClient() from "redis")');
+  if (client !== undefined && typeof (client as { duplicate?: unknown } | null)?.duplicate !== 'function') {
+    throw invalid('redisPubSub client must be a node-redis client (createClient() from "redis")');
+  }
   const prefix = options.prefix ?? 'velox:ws:';
   if (typeof prefix !== 'string') throw invalid(`redisPubSub prefix must be a string, got ${typeof prefix}`);
   const connectTimeout = options.connectTimeout ?? 10_000;

@@ -41,11 +41,6 @@ export interface RedisLink {
   close(): Promise<void>;
 }
 
-/** True for what looks like a node-redis client: something with `duplicate()`. */
-export function isRedisClient(value: unknown): boolean {
-  return typeof (value as { duplicate?: unknown } | null)?.duplicate === 'function';
-}
-
 /**
  * Opens the two connections; resolves when both are ready, rejects with
  * `VELOX_ERR_WS_REDIS_CONNECT` after `timeout` ms.

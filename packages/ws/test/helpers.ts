@@ -66,9 +66,9 @@ export function attempt(url: string, headers: Record<string, string> = {}): Prom
 }
 
 /** Polls until `check` holds (generous: the machine may be loaded). */
-export async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
