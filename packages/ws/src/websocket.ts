@@ -152,12 +152,20 @@ export function websocket<Data = undefined, Params extends Record<string, string
       socket._open(raw as unknown as RawSocket);
       if (onOpen !== undefined) call(socket, () => onOpen(socket));
     },
+    // The hot path: no allocation but the copy an async handler needs.
     message(raw, message, isBinary) {
       const socket = (raw as unknown as SocketHolder<Data, Params>).veloxSocket;
       if (message.byteLength > limit) return socket._tooBig(limit);
       if (onMessage === undefined) return;
-      const own = copy ? message.slice(0) : message;
-      call(socket, () => onMessage(socket, own, isBinary));
+      let result: unknown;
+      try {
+        result = onMessage(socket, copy ? message.slice(0) : message, isBinary);
+      } catch (err) {
+        return fail(socket, err);
+      }
+      if (result !== undefined && result !== null && typeof (result as Promise<unknown>).then === 'function') {
+        (result as Promise<unknown>).then(undefined, (err: unknown) => fail(socket, err));
+      }
     },
     drain(raw) {
       const socket = (raw as unknown as SocketHolder<Data, Params>).veloxSocket;
