@@ -76,10 +76,23 @@ export interface ListenInfo {
   host: string;
 }
 
-/** What a WebSocket message can be: text, or bytes (a Buffer or any other view, or an ArrayBuffer). */
+/**
+ * What a WebSocket message can be: text, or bytes (a Buffer or any other view, or an ArrayBuffer).
+ * @example
+ * ```ts
+ * const messages: WebSocketMessage[] = ['text', Buffer.from('bytes'), new Uint8Array([1, 2]).buffer];
+ * ```
+ */
 export type WebSocketMessage = string | ArrayBuffer | ArrayBufferView;
 
-/** Options of {@link Server.publish}. */
+/**
+ * Options of {@link Server.publish}.
+ * @example
+ * ```ts
+ * // An adapter delivering a message from another process, without forwarding it again:
+ * app.publish(topic, bytes, isBinary, { local: true });
+ * ```
+ */
 export interface PublishOptions {
   /**
    * Deliver in this process only: `onPublish` hooks do not run. A cross-process adapter delivers
