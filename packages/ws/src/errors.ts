@@ -31,7 +31,13 @@ export const WsErrorCodes = {
   REDIS_CONNECT: 'VELOX_ERR_WS_REDIS_CONNECT',
 } as const;
 
-/** One of the values of {@link WsErrorCodes}. */
+/**
+ * One of the values of {@link WsErrorCodes}.
+ * @example
+ * ```ts
+ * const code: WsErrorCode = WsErrorCodes.INVALID_CLOSE;
+ * ```
+ */
 export type WsErrorCode = (typeof WsErrorCodes)[keyof typeof WsErrorCodes];
 
 /** @internal */

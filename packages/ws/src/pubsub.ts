@@ -21,7 +21,15 @@ import { WsErrorCodes, wsError } from './errors.ts';
 import { hubOf } from './hub.ts';
 import type { RedisLink } from './redis.ts';
 
-/** Options of {@link redisPubSub}: `url` or `client`, not both. */
+/**
+ * Options of {@link redisPubSub}: `url` or `client`, not both.
+ *
+ * @example
+ * ```ts
+ * const options: RedisPubSubOptions = { url: process.env.REDIS_URL, prefix: 'shop:ws:', connectTimeout: 5000 };
+ * await app.register(redisPubSub, options);
+ * ```
+ */
 export interface RedisPubSubOptions {
   /** A Redis URL, `redis[s]://[[user][:password]@]host[:port][/db]`. */
   url?: string;

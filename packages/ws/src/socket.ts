@@ -16,6 +16,12 @@ export type RawSocket = NonNullable<PublishOptions['exclude']>;
  * - `'sent'`: handed to the network;
  * - `'queued'`: buffered under backpressure, it goes out as the client reads (`drain` fires when the buffer empties);
  * - `'dropped'`: not sent: the socket is closed, or over `maxBackpressure`.
+ *
+ * @example
+ * ```ts
+ * const status: SendStatus = socket.send(update);
+ * if (status === 'dropped') metrics.count('ws.dropped');
+ * ```
  */
 export type SendStatus = 'sent' | 'queued' | 'dropped';
 

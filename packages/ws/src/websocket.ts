@@ -15,6 +15,16 @@ import { type RawSocket, type RouteState, Socket } from './socket.ts';
 /**
  * The handlers and options of a WebSocket route. Every option is checked when `websocket()` is
  * called; see the README for each default.
+ *
+ * @example
+ * ```ts
+ * const chat: WebSocketBehavior<{ user: string }, { room: string }> = {
+ *   upgrade: (req) => ({ user: req.get('x-user') ?? 'anonymous' }),
+ *   message: (socket, message) => void socket.publish(`room:${socket.params.room}`, message),
+ *   idleTimeout: 60,
+ * };
+ * app.ws('/chat/:room', websocket(chat));
+ * ```
  */
 export interface WebSocketBehavior<Data = undefined, Params extends Record<string, string> = Record<string, string>> {
   /**
@@ -50,7 +60,15 @@ export interface WebSocketBehavior<Data = undefined, Params extends Record<strin
   maxLifetime?: number;
 }
 
-/** What uWS keeps on each of its sockets: uWS copies these properties onto its socket object. */
+/**
+ * What uWS keeps on each of its sockets (uWS copies these properties onto its socket object):
+ * the user data type of the core route `websocket()` returns.
+ *
+ * @example
+ * ```ts
+ * const route: WebSocketRoute<SocketHolder<{ user: string }>> = websocket({ upgrade: () => ({ user: 'ann' }) });
+ * ```
+ */
 export interface SocketHolder<Data = any, Params extends Record<string, string> = Record<string, string>> {
   veloxSocket: Socket<Data, Params>;
 }
