@@ -485,7 +485,7 @@ export class Server {
       const compress = options?.compress === true;
       // uWS's publish from a socket skips that socket, but sends nothing at all from a socket
       // with no subscriptions: one not subscribed to the topic cannot receive it anyway.
-      if (exclude !== undefined && exclude.isSubscribed(topic)) {
+      if (exclude?.isSubscribed(topic)) {
         if (--count > 0) exclude.publish(topic, bytes, binary, compress);
       } else this.#app.publish(topic, bytes, binary, compress);
     }
