@@ -78,7 +78,8 @@ export const redisPubSub: Plugin<RedisPubSubOptions> = async (server, options = 
   let again = false;
 
   const down = (err: Error) => {
-    if (closed || !healthy) return;
+    // Before the first connection, a failure is the start-up error (REDIS_CONNECT) instead.
+    if (closed || !healthy || link === undefined) return;
     healthy = false;
     logger?.error(
       wsError(

@@ -245,6 +245,7 @@ describe('redisPubSub with Redis down', () => {
     await expect(loading).rejects.toMatchObject({ code: WsErrorCodes.REDIS_CONNECT });
     await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(/could not connect to Redis at redis:\/\/127.0.0.1:\d+: no connection within 300 ms/);
     expect(app.listening).toBe(false);
+    expect(app.logs).toEqual([]);
   });
 });
 
