@@ -24,6 +24,7 @@ import type {
   Method,
   Middleware,
   Mountable,
+  ParamsOf,
   Plugin,
   RouteDefinition,
   RouteHandler,
@@ -109,8 +110,8 @@ export interface PublishOptions {
  * A WebSocket route: uWS's behavior, with `upgrade` taking Velox's request and response and
  * returning the user data for the socket (or answering the response itself to refuse).
  */
-export interface WebSocketRoute<UserData = unknown> extends Omit<WebSocketBehavior<UserData>, 'upgrade'> {
-  upgrade?: (req: Request, res: Response) => UserData | Promise<UserData>;
+export interface WebSocketRoute<UserData = unknown, Params = Record<string, string>> extends Omit<WebSocketBehavior<UserData>, 'upgrade'> {
+  upgrade?: (req: Request<Params>, res: Response) => UserData | Promise<UserData>;
   /**
    * Called once, when `ws()` adds the route, with the server and the route's pattern: for a
    * behavior that needs the server (its logger, its hooks) or must check something before it can
@@ -379,7 +380,8 @@ export class Server {
   /**
    * Adds a WebSocket route. The middlewares run on the upgrade request, as for any HTTP route;
    * one that answers (say 401) refuses the upgrade. `close()` ends the route's open sockets with
-   * 1001 (going away).
+   * 1001 (going away). The behavior's `upgrade` sees `req.params` typed from the pattern, and a
+   * behavior made by a generic function (`websocket()` of `@velox/ws`) infers them from it too.
    * @example
    * ```ts
    * app.ws('/chat', requireUser, {
@@ -388,8 +390,11 @@ export class Server {
    * });
    * ```
    */
-  ws<UserData = unknown>(pattern: string, ...args: [...Array<Middleware<any, any>>, WebSocketRoute<UserData>]): this {
-    const behavior = args.pop() as WebSocketRoute<UserData>;
+  ws<UserData = unknown, const Path extends string = string>(
+    pattern: Path,
+    ...args: [...Array<Middleware<any, any>>, WebSocketRoute<UserData, ParamsOf<Path>>]
+  ): this {
+    const behavior = args.pop() as WebSocketRoute<UserData, any>;
     if (!behavior || typeof behavior !== 'object') throw invalidOption('ws() needs a behavior object last');
     if (behavior.setup !== undefined && typeof behavior.setup !== 'function') throw invalidOption('ws(): behavior.setup must be a function (server, pattern) => …');
     const middlewares = args as Array<Middleware<any, any>>;
