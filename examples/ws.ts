@@ -27,7 +27,7 @@ app.ws(
 const room = (name: string) => `room:${name}`;
 app.ws(
   '/rooms/:room',
-  websocket<{ name: string }, { room: string }>({
+  websocket({
     upgrade(req) {
       const name = String(req.query.name ?? '').trim();
       if (!/^[\w-]{1,20}$/.test(name)) throw new VeloxError('EXAMPLE_NAME', 'Add ?name= (letters, digits, - or _)', { status: 400 });

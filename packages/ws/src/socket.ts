@@ -65,7 +65,7 @@ const STATUS: readonly SendStatus[] = ['queued', 'sent', 'dropped'];
 export class Socket<Data = undefined, Params extends Record<string, string> = Record<string, string>> {
   /** What the route's `upgrade` returned. */
   readonly data: Data;
-  /** The route's parameters, decoded (`/chat/:room` gives `{ room }`). */
+  /** The route's parameters, decoded (`/chat/:room` gives `{ room }`); typed from the route's pattern. */
   readonly params: Params;
   /** The client's address, as `req.ip` gave it on the upgrade (through trusted proxies, see core's `trustProxy`). */
   readonly remoteAddress: string;

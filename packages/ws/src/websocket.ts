@@ -105,7 +105,7 @@ const AsyncFunction = (async () => {}).constructor;
  */
 export function websocket<Data = undefined, Params extends Record<string, string> = Record<string, string>>(
   behavior: WebSocketBehavior<Data, Params> = {},
-): WebSocketRoute<SocketHolder<Data, Params>> {
+): WebSocketRoute<SocketHolder<Data, Params>, Params> {
   const options = check(behavior);
   const { upgrade: onUpgrade, open: onOpen, message: onMessage, drain: onDrain, close: onClose } = behavior;
   const limit = options.maxPayloadLength;

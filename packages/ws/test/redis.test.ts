@@ -38,8 +38,8 @@ async function node(app: Server, prefix: string, url = REDIS_URL): Promise<strin
   app.ws(
     '/t/:topic',
     websocket({
-      open: (s) => void s.subscribe(s.params.topic!),
-      message: (s, m, isBinary) => void s.publish(s.params.topic!, m, isBinary),
+      open: (s) => void s.subscribe(s.params.topic),
+      message: (s, m, isBinary) => void s.publish(s.params.topic, m, isBinary),
     }),
   );
   return (await start(app)).url;

@@ -47,9 +47,30 @@ describe('websocket() types', () => {
     });
   });
 
-  it('fits app.ws, after middlewares', () => {
+  it('fits app.ws, after middlewares, and types params from its pattern', () => {
     const app = new Server();
     app.ws('/chat/:room', (req, res, next) => next(), websocket({ upgrade: () => ({ ok: true }) }));
+    app.ws(
+      '/chat/:room/:thread',
+      websocket({
+        upgrade: (req) => {
+          expectTypeOf(req.params).toEqualTypeOf<{ room: string; thread: string }>();
+          return { user: 'ann' };
+        },
+        open(socket) {
+          expectTypeOf(socket.params).toEqualTypeOf<{ room: string; thread: string }>();
+          expectTypeOf(socket.data).toEqualTypeOf<{ user: string }>();
+        },
+        message(socket) {
+          expectTypeOf(socket.params.room).toEqualTypeOf<string>();
+        },
+      }),
+    );
+    app.ws(
+      '/files/*',
+      (_req, _res, next) => next(),
+      websocket({ open: (socket) => expectTypeOf(socket.params).toEqualTypeOf<{ '*': string }>() }),
+    );
     expectTypeOf(app.publish('t', 'x')).toEqualTypeOf<number>();
     // @ts-expect-error: an object is not a message
     websocket({ open: (socket) => socket.send({ a: 1 }) });
