@@ -144,7 +144,10 @@ export class Directory {
           continue;
         }
         if (target.stats.isDirectory()) {
-          if (seen.has(target.real)) continue; // a loop
+          if (seen.has(target.real)) {
+            this.#refusedDirs.add(rel); // a loop: not walked, not watched
+            continue;
+          }
           await this.#walk(path, rel, new Set([...seen, target.real]));
         } else if (target.stats.isFile()) this.#set(rel, target.real, target.stats);
       } else if (entry.isFile()) {

@@ -284,9 +284,9 @@ export function parseRange(header: string, size: number): ParsedRange {
       ranges.push([Math.max(0, size - n), size - 1]);
     } else {
       const start = Number(first);
-      const end = last === '' ? size - 1 : Number(last);
-      if (end < start) return 'ignore';
+      if (last !== '' && Number(last) < start) return 'ignore';
       if (start >= size) continue; // unsatisfiable
+      const end = last === '' ? size - 1 : Number(last);
       ranges.push([start, Math.min(end, size - 1)]);
     }
   }
