@@ -220,7 +220,7 @@ export class Directory {
       const link = await lstat(path);
       if (link.isSymbolicLink()) {
         const target = this.#options.symlinks === 'ignore' ? undefined : await this.#resolve(path);
-        if (!target || !target.stats.isFile()) return this.#delete(rel);
+        if (!target?.stats.isFile()) return this.#delete(rel);
         return this.#set(rel, target.real, target.stats);
       }
       if (!link.isFile()) return this.#delete(rel);

@@ -69,7 +69,11 @@ export async function serve(
 }
 
 /** Fetches without following redirects; returns status, headers and the body bytes. */
-export async function get(url: string, headers: Record<string, string> = {}, method = 'GET') {
+export async function get(
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Headers; body: Buffer; text: string }> {
   const r = await fetch(url, { redirect: 'manual', headers: { 'accept-encoding': 'identity', ...headers }, method });
   const body = Buffer.from(await r.arrayBuffer());
   return { status: r.status, headers: r.headers, body, text: body.toString() };

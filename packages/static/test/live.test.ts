@@ -95,7 +95,7 @@ describe('serveStatic watching', () => {
     for (let i = 0; i < paths.length; i += 40) {
       const batch = paths.slice(i, i + 40);
       const answers = await Promise.all(batch.map(([d, f]) => fetch(`${url}/assets/dir${d}/file${f}.txt`).then((r) => r.text())));
-      answers.forEach((text, j) => expect(text).toBe(`${batch[j]![0]}/${batch[j]![1]}`));
+      for (let j = 0; j < answers.length; j++) expect(answers[j]).toBe(`${batch[j]![0]}/${batch[j]![1]}`);
     }
     expect(files.stats().cachedFiles).toBe(10_000);
   }, 90_000);
