@@ -84,6 +84,8 @@ export const ErrorCodes = {
   DUPLICATE_ROUTE: 'VELOX_ERR_DUPLICATE_ROUTE',
   /** Start-up: uWebSockets.js runs on its slow JavaScript fallback instead of its native binary. */
   UWS_FALLBACK: 'VELOX_ERR_UWS_FALLBACK',
+  /** Start-up: a decoration's name is already taken (by core, or by another definition). */
+  DECORATION_CONFLICT: 'VELOX_ERR_DECORATION_CONFLICT',
   /** Start-up: the server could not listen on the port or socket path. */
   LISTEN_FAILED: 'VELOX_ERR_LISTEN_FAILED',
 } as const;

@@ -8,7 +8,7 @@ export { Response } from './response.ts';
 export { PreparedHead } from './prepared.ts';
 export { VeloxError, ErrorCodes } from './errors.ts';
 
-export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute } from './server.ts';
+export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute, Decoration } from './server.ts';
 export type { Query, Headers } from './request.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';

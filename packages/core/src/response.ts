@@ -69,6 +69,16 @@ const enum Phase {
 
 const RESOLVED = Promise.resolve();
 
+/** The beforeHead() state of one response. */
+interface Hold {
+  /** Tasks not run yet. */
+  tasks: Array<(res: Response) => unknown>;
+  /** Writes waiting for a task's promise, in order; null while nothing waits. */
+  queue: Array<(go: boolean) => void> | null;
+  /** Whether an ending write (end, send, stream, upgrade) is among them. */
+  ending: boolean;
+}
+
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 const TYPES: Record<string, string> = {
@@ -126,6 +136,8 @@ export class Response extends LazyEmitter {
   #locals: Record<string, unknown> | undefined = undefined;
   #onWritable: ((offset: number) => boolean) | undefined = undefined;
   #hooked = false;
+  /** Tasks of beforeHead() not yet run, and the writes waiting for them; null on the common path. */
+  #hold: Hold | null = null;
 
   /** @internal The server's list of responses in progress. */
   _inflight = false;
@@ -169,6 +181,114 @@ export class Response extends LazyEmitter {
   /** True once the client closed the connection before the response was sent. */
   get aborted(): boolean {
     return this.#phase === Phase.Aborted;
+  }
+
+  /**
+   * Runs `task` just before the status line and headers go out (on `end`, `send`, `json`, the
+   * first `write`, `stream`, or a WebSocket upgrade), and holds them back until a promise it
+   * returns settles. The task may still set headers. If it throws or rejects, nothing of the
+   * answer the handler gave goes out: the response starts over (status 200, no headers) and the
+   * error goes to the server's error handler, whose answer is sent instead. Tasks run once, in
+   * the order they were added. Only responses that use it pay for it.
+   *
+   * Meanwhile `finished` and `headersSent` stay false, `write()` queues its chunk and returns
+   * false (`'drain'` follows once the head is out), and a client that leaves cancels the rest.
+   * @example
+   * ```ts
+   * // Store a session before the answer that depends on it leaves.
+   * res.beforeHead(async (res) => {
+   *   await store.set(id, data);
+   *   res.cookie('sid', id, { httpOnly: true });
+   * });
+   * res.redirect('/me');
+   * ```
+   */
+  beforeHead(task: (res: Response) => unknown): this {
+    if (typeof task !== 'function') throw new VeloxError(ErrorCodes.INVALID_OPTION, 'beforeHead() takes a function (res) => …');
+    if (this.#headersSent || this.#phase >= Phase.Done) throw headersSent();
+    const hold = this.#hold;
+    if (hold === null) this.#hold = { tasks: [task], queue: null, ending: false };
+    else hold.tasks.push(task);
+    return this;
+  }
+
+  /**
+   * Runs the beforeHead tasks before `op` writes anything. Returns false when `op` may go on at
+   * once (no tasks, or they all finished synchronously); true when it was queued behind them
+   * (or dropped, when a task failed). `op(false)` is called when the answer was replaced.
+   */
+  #defer(op: (go: boolean) => void, ending: boolean): boolean {
+    const hold = this.#hold!;
+    if (hold.queue !== null) {
+      if (ending && hold.ending) throw headersSent();
+      hold.queue.push(op);
+      hold.ending ||= ending;
+      return true;
+    }
+    let pending: Promise<unknown> | undefined;
+    while (hold.tasks.length > 0 && pending === undefined) {
+      const task = hold.tasks.shift()!;
+      let result: unknown;
+      try {
+        result = task(this);
+      } catch (err) {
+        this.#holdFailed(err, op);
+        return true;
+      }
+      if (result && typeof (result as Promise<unknown>).then === 'function') pending = result as Promise<unknown>;
+    }
+    if (pending === undefined) {
+      this.#hold = null;
+      return false;
+    }
+    hold.queue = [op];
+    hold.ending = ending;
+    pending.then(
+      () => this.#resume(hold),
+      (err: unknown) => this.#holdFailed(err),
+    );
+    return true;
+  }
+
+  /** A task's promise settled: run the tasks added meanwhile, then the queued writes in order. */
+  #resume(hold: Hold): void {
+    const queue = hold.queue!;
+    const ending = hold.ending;
+    hold.queue = null;
+    hold.ending = false;
+    const all = (go: boolean): void => {
+      for (const op of queue) this.#run(op, go);
+    };
+    if (this.#phase === Phase.Aborted) {
+      this.#hold = null;
+      return all(false);
+    }
+    if (hold.tasks.length > 0 && this.#defer(all, ending)) return;
+    this.#hold = null;
+    all(true);
+  }
+
+  /** Runs a queued write; one that throws (a bug in a handler) is logged, as nobody awaits it. */
+  #run(op: (go: boolean) => void, go: boolean): void {
+    try {
+      op(go && this.#phase < Phase.Done);
+    } catch (err) {
+      this.server[kConfig].logger?.error(err);
+    }
+  }
+
+  /** A beforeHead task failed: drop the answer that was waiting and let the error handler answer. */
+  #holdFailed(err: unknown, op?: (go: boolean) => void): void {
+    const hold = this.#hold;
+    this.#hold = null;
+    const queue = hold?.queue ?? [];
+    if (hold) hold.queue = null;
+    if (op) queue.push(op);
+    for (const waiting of queue) this.#run(waiting, false);
+    if (this.#phase >= Phase.Done) return;
+    this.statusCode = 200;
+    this.#headers = null;
+    this.server._fail(err, this.req, this);
   }
 
   /**
@@ -468,6 +588,7 @@ export class Response extends LazyEmitter {
     const phase = this.#phase;
     if (phase === Phase.Aborted) return false;
     if (phase === Phase.Done) throw headersSent();
+    if (this.#hold !== null && this.#defer((go) => go && this.write(chunk) && this.emit('drain'), false)) return false;
     if (this.#head) {
       this.#startHead();
       return true;
@@ -540,6 +661,18 @@ export class Response extends LazyEmitter {
    * ```
    */
   stream(source: Readable, options: StreamOptions = {}): Promise<void> {
+    if (this.#hold !== null) {
+      return new Promise<void>((resolve, reject) => {
+        const go = (ok: boolean) => {
+          if (ok) this.stream(source, options).then(resolve, reject);
+          else {
+            source.destroy();
+            resolve();
+          }
+        };
+        if (!this.#defer(go, true)) go(true);
+      });
+    }
     const size = options.size;
     return new Promise<void>((resolve, reject) => {
       if (this.#phase >= Phase.Done) {
@@ -689,6 +822,7 @@ export class Response extends LazyEmitter {
     const phase = this.#phase;
     if (phase === Phase.Aborted) return;
     if (phase === Phase.Done) throw headersSent();
+    if (this.#hold !== null && this.#defer((go) => go && this.#end(body), true)) return;
     this.#beforeEnd();
     if (phase === Phase.Sync) this.#writeEnd(body);
     else this.#ures.cork(() => this.#writeEnd(body));
@@ -769,6 +903,7 @@ export class Response extends LazyEmitter {
   /** @internal Completes a WebSocket upgrade; headers set so far go out with the 101. */
   _upgrade(data: unknown, key: string, protocol: string, extensions: string): void {
     if (this.#phase >= Phase.Done) return;
+    if (this.#hold !== null && this.#defer((go) => go && this._upgrade(data, key, protocol, extensions), true)) return;
     this.#beforeEnd();
     const ures = this.#ures;
     const go = () => {

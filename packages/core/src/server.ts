@@ -84,6 +84,43 @@ export interface WebSocketRoute<UserData = unknown> extends Omit<WebSocketBehavi
   upgrade?: (req: Request, res: Response) => UserData | Promise<UserData>;
 }
 
+/**
+ * A property added to every request or response by {@link Server.decorateRequest} or
+ * {@link Server.decorateResponse}: a method or value (`value`), or an accessor (`get`, and
+ * `set` if it may be assigned). Functions are called with the request (or response) as `this`.
+ */
+export type Decoration<Target> =
+  | { value: unknown; get?: never; set?: never }
+  | { get: (this: Target) => unknown; set?: (this: Target, value: any) => void; value?: never };
+
+/** Properties decorations added, by prototype, with their definitions (to accept the same one twice). */
+const decorated = new WeakMap<object, Map<string, PropertyDescriptor>>();
+
+function decorate(proto: object, kind: string, name: string, definition: Decoration<any>): void {
+  if (typeof name !== 'string' || name === '' || !definition || typeof definition !== 'object') {
+    throw invalidOption(`decorate${kind}() takes a property name and { value } or { get, set? }`);
+  }
+  const hasValue = 'value' in definition && definition.value !== undefined;
+  if (hasValue === (typeof definition.get === 'function')) {
+    throw invalidOption(`decorate${kind}("${name}") takes either { value } or { get, set? }`);
+  }
+  const descriptor: PropertyDescriptor = hasValue
+    ? { value: definition.value, writable: true, configurable: true, enumerable: false }
+    : { get: definition.get, set: definition.set, configurable: true, enumerable: false };
+  let own = decorated.get(proto);
+  const previous = own?.get(name);
+  if (previous) {
+    if (previous.value === descriptor.value && previous.get === descriptor.get && previous.set === descriptor.set) return;
+    throw new VeloxError(ErrorCodes.DECORATION_CONFLICT, `${kind} already has a decoration "${name}" with another definition`);
+  }
+  if (name in proto) {
+    throw new VeloxError(ErrorCodes.DECORATION_CONFLICT, `${kind} already has a property "${name}"; choose another name`);
+  }
+  Object.defineProperty(proto, name, descriptor);
+  if (!own) decorated.set(proto, (own = new Map()));
+  own.set(name, descriptor);
+}
+
 interface ScopedMiddleware {
   prefix: string;
   fn: Middleware<any, any>;
@@ -377,6 +414,66 @@ export class Server {
   }
 
   /**
+   * Adds a property to every request: a method (`{ value }`) or an accessor (`{ get, set? }`),
+   * for plugins such as sessions (`req.session`) and uploads (`req.multipart()`). Declare its type
+   * with module augmentation of `Request`. Requests pay nothing for a decoration until they use
+   * it. The property lives on the shared `Request` prototype, so it exists for every server in
+   * the process: keep per-server state elsewhere (say, under a symbol on `this.server`) and read
+   * it through `this.server`. Adding the same definition again (same functions) does nothing; a
+   * name already taken by core or by another definition throws `VELOX_ERR_DECORATION_CONFLICT`.
+   * @example
+   * ```ts
+   * declare module '@velox/core' {
+   *   interface Request { userAgent(): string }
+   * }
+   * function userAgent(this: Request) { return this.get('user-agent') ?? 'unknown'; }
+   * app.decorateRequest('userAgent', { value: userAgent });
+   * app.get('/ua', (req, res) => res.send(req.userAgent()));
+   * ```
+   */
+  decorateRequest(name: string, definition: Decoration<Request>): this {
+    decorate(Request.prototype, 'Request', name, definition);
+    return this;
+  }
+
+  /**
+   * Adds a property to every response, as {@link Server.decorateRequest} does for requests.
+   * @example
+   * ```ts
+   * declare module '@velox/core' {
+   *   interface Response { ok(body?: unknown): void }
+   * }
+   * function ok(this: Response, body?: unknown) { this.status(200).json({ ok: true, body }); }
+   * app.decorateResponse('ok', { value: ok });
+   * ```
+   */
+  decorateResponse(name: string, definition: Decoration<Response>): this {
+    decorate(Response.prototype, 'Response', name, definition);
+    return this;
+  }
+
+  /**
+   * Adds a property to this server (not to other servers), such as a method a plugin offers its
+   * users (`app.publish(...)`). Declare its type with module augmentation of `Server`. A name
+   * the server already has throws `VELOX_ERR_DECORATION_CONFLICT`.
+   * @example
+   * ```ts
+   * declare module '@velox/core' {
+   *   interface Server { version: string }
+   * }
+   * app.decorate('version', '1.2.3');
+   * ```
+   */
+  decorate(name: string, value: unknown): this {
+    if (typeof name !== 'string' || name === '') throw invalidOption('decorate() takes a property name and a value');
+    if (name in this) {
+      throw new VeloxError(ErrorCodes.DECORATION_CONFLICT, `The server already has a property "${name}"`);
+    }
+    Object.defineProperty(this, name, { value, writable: true, configurable: true, enumerable: false });
+    return this;
+  }
+
+  /**
    * Registers a plugin. Plugins run in order; an async plugin holds back later ones and `listen()`.
    * @example
    * ```ts
@@ -498,6 +595,11 @@ export class Server {
     } catch (err) {
       fail(err, req, res);
     }
+  }
+
+  /** @internal Sends an error through the server's error path (onError hooks, then the error handler). */
+  _fail(err: unknown, req: Request, res: Response): void {
+    (this.#serverFail ??= this.#fail([]))(err, req, res);
   }
 
   /** @internal Runs onSend hooks; a hook that throws is logged and skipped. */
