@@ -523,8 +523,8 @@ export class Response extends LazyEmitter {
 
   /**
    * Sends a {@link PreparedHead} (status and headers checked and encoded once) with a body: the
-   * head goes to uWS as one block of bytes. When headers were set on this response already, or
-   * onSend or onResponse hooks exist, the normal path runs instead: the prepared headers are
+   * head goes to uWS as one block of bytes. When headers were set on this response already,
+   * beforeHead() tasks wait, or onSend or onResponse hooks exist, the normal path runs instead: the prepared headers are
    * added under those already set (a header set before wins), so hooks see every header.
    * Content-Length is written from the body (for HEAD requests too).
    * @example
@@ -534,7 +534,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   sendPrepared(head: PreparedHead, body: string | Uint8Array | ArrayBuffer = ''): this {
-    if (this.#headers !== null || this.server[kHooks].onSend.length !== 0 || this.server[kHooks].onResponse.length !== 0) {
+    if (this.#headers !== null || this.#hold !== null || this.server[kHooks].onSend.length !== 0 || this.server[kHooks].onResponse.length !== 0) {
       if (this.#phase < Phase.Done) this.statusCode = head.status;
       const list = head.headers;
       for (let i = 0; i < list.length; i += 2) this.#put(list[i] as string, list[i + 1]!, false);

@@ -135,3 +135,22 @@ describe('Request.firstHeader', () => {
     expect(await r.json()).toEqual({ before: ['"v1"', ''], after: ['"v1"', ''] });
   });
 });
+
+describe('Response.sendPrepared with beforeHead', () => {
+  it('waits for beforeHead tasks, which may still change headers', async () => {
+    const app = server();
+    const head = new PreparedHead(200, { 'content-type': 'text/plain; charset=utf-8', etag: '"v1"' });
+    app.get('/a', (_req, res) => {
+      res.beforeHead(async (r) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        r.set('x-saved', 'yes');
+      });
+      res.sendPrepared(head, 'held');
+    });
+    const { url } = await start(app);
+    const r = await fetch(`${url}/a`);
+    expect(r.headers.get('x-saved')).toBe('yes');
+    expect(r.headers.get('etag')).toBe('"v1"');
+    expect(await r.text()).toBe('held');
+  });
+});
