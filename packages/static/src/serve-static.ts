@@ -196,7 +196,7 @@ class Entry implements Negotiable {
     this.compressed[coding] = representation(EMPTY, this.type, coding); // in progress
     compress(body, coding).then(
       (out) => {
-        if (this.stale || this.identity?.data !== from) return void delete this.compressed[coding];
+        if (this.stale || this.identity?.data.etag !== from.etag) return void delete this.compressed[coding];
         if (out.length >= body.length) return void (this.compressed[coding] = null);
         const own = Buffer.from(new ArrayBuffer(out.length));
         out.copy(own);
@@ -343,8 +343,13 @@ class StaticFiles implements ServeStatic {
       return;
     }
     const data = new CachedData(entry.record.path, read.body, read.stats.mtimeMs, strongEtag(read.body));
+    const before = entry.identity?.data;
     entry.identity = representation(data, entry.type);
-    entry.compressed = {};
+    if (before === undefined || before.etag !== data.etag) {
+      // Other bytes than the compressed forms were made from: drop those.
+      for (const rep of [entry.compressed.br, entry.compressed.gzip]) if (rep && rep.data instanceof CachedData) this.#lru.remove(rep.data);
+      entry.compressed = {};
+    }
     if (!entry.stale) this.#lru.add(data);
   }
 

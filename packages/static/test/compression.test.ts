@@ -79,4 +79,20 @@ describe('serveStatic compression', () => {
     expect(r.headers.get('content-encoding')).toBeNull();
     expect(r.text).toBe(JS.slice(0, 6));
   });
+  it('compresses again after the compressed form was pushed out of the cache, and stays within maxSize', async () => {
+    const other = 'z'.repeat(9000);
+    const root = await tree({ 'app.js': JS, 'other.bin': other });
+    const { port, files } = await serve(root, { cache: { maxFileSize: 12_000, maxSize: 13_000 } });
+    await until(async () => (await raw(port, '/assets/app.js', 'br')).headers['content-encoding'] === 'br', 15_000, 'br result');
+    // other.bin (9,000 bytes) does not fit beside app.js and its br form: they go out.
+    expect((await rawGet(port, '/assets/other.bin')).body.length).toBe(9000);
+    expect(files.stats().cachedBytes).toBeLessThanOrEqual(13_000);
+    await until(async () => {
+      const r = await raw(port, '/assets/app.js', 'br');
+      if (r.headers['content-encoding'] !== 'br') return r.body.toString() === JS ? false : Promise.reject(new Error('wrong identity body'));
+      expect(brotliDecompressSync(r.body).toString()).toBe(JS);
+      return true;
+    }, 15_000, 'br again');
+    expect(files.stats().cachedBytes).toBeLessThanOrEqual(13_000);
+  });
 });
