@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import type { Mountable, Next, Request, Response, Server } from '@velox/core';
+import type { Mountable, Request, Response, Server } from '@velox/core';
 import { ByteLru, type Cached } from './cache.ts';
 import { acceptedCodings, type Coding, compress } from './compress.ts';
 import { Directory, type DotfilesPolicy, type FileRecord, hasDotSegment, type SymlinkPolicy } from './directory.ts';
@@ -50,7 +50,7 @@ export interface ServeStaticOptions {
   precompressed?: boolean;
   /** Compress compressible files (text, JSON, JS, SVG…) above `threshold` bytes (default 1024) with br or gzip once, and keep the result. Default: `true`. */
   compress?: boolean | { threshold?: number };
-  /** A path with no file goes on to the not-found handler (`next()`); `false` answers 404 (`VELOX_ERR_STATIC_NOT_FOUND`) here. Default: `true`. */
+  /** A path with no file goes on to the not-found handler (`app.notFound()`); `false` answers 404 (`VELOX_ERR_STATIC_NOT_FOUND`) here. Default: `true`. */
   fallthrough?: boolean;
   /** Answer Range requests and send `Accept-Ranges: bytes`. Default: `true`. */
   acceptRanges?: boolean;
@@ -298,7 +298,7 @@ class StaticFiles implements ServeStatic {
     server.addRoute({ method: 'GET', path: `${prefix}/*`, handlers: [this.#handle] });
     if (prefix !== '' && this.#indexNames.length > 0 && !server.routes().some((r) => r.method === 'GET' && r.path === prefix)) {
       const name = prefix.slice(prefix.lastIndexOf('/') + 1);
-      server.addRoute({ method: 'GET', path: prefix, handlers: [(req: Request, res: Response, next: Next) => this.#root(req, res, next, name)] });
+      server.addRoute({ method: 'GET', path: prefix, handlers: [(req: Request, res: Response) => this.#root(req, res, name)] });
     }
     if (!this.#servers.has(server)) {
       this.#servers.add(server);
@@ -353,12 +353,13 @@ class StaticFiles implements ServeStatic {
     if (!entry.stale) this.#lru.add(data);
   }
 
-  // The route's handler: declares `next`, so `next()` goes on to the not-found handler.
-  readonly #handle = (req: Request, res: Response, next: Next): void | Promise<void> => {
-    if (!this.#indexed) return this.#ready.then(() => this.#handle(req, res, next));
+  // The route's handler. It takes no `next` (core then allocates none per request): a miss goes
+  // to the not-found handler through server.notFound(), errors are thrown or rejected.
+  readonly #handle = (req: Request, res: Response): void | Promise<void> => {
+    if (!this.#indexed) return this.#ready.then(() => this.#handle(req, res));
     const key = req.params['*']!;
     const entry = this.#entries.get(key);
-    if (entry === undefined) return this.#miss(req, res, next, key);
+    if (entry === undefined) return this.#miss(req, res, key);
     if (entry.kind !== Kind.File) return this.#redirect(req, res, entry.name);
     const identity = entry.identity;
     if (identity === undefined || (entry.cachable && identity.data.chunk === undefined)) return this.#loadThenSend(req, res, entry);
@@ -372,10 +373,10 @@ class StaticFiles implements ServeStatic {
     await send(req, res, entry.identity!, entry.negotiable ? entry : undefined, this.#config, entry.record.stats);
   }
 
-  #miss(req: Request, res: Response, next: Next, key: string): void {
-    if (this.#dotfiles === 'deny' && hasDotSegment(key)) return next(staticError(StaticErrorCodes.FORBIDDEN, 'Forbidden', 403));
-    if (this.#fallthrough) return next();
-    next(staticError(StaticErrorCodes.NOT_FOUND, 'Not Found', 404));
+  #miss(req: Request, res: Response, key: string): void {
+    if (this.#dotfiles === 'deny' && hasDotSegment(key)) throw staticError(StaticErrorCodes.FORBIDDEN, 'Forbidden', 403);
+    if (!this.#fallthrough) throw staticError(StaticErrorCodes.NOT_FOUND, 'Not Found', 404);
+    req.server.notFound(req, res);
   }
 
   /** A directory without its trailing slash: a relative redirect (never to `//host`). */
@@ -385,10 +386,10 @@ class StaticFiles implements ServeStatic {
   }
 
   /** `GET <prefix>` without the slash. */
-  #root(req: Request, res: Response, next: Next, name: string): void | Promise<void> {
-    if (!this.#indexed) return this.#ready.then(() => this.#root(req, res, next, name));
+  #root(req: Request, res: Response, name: string): void | Promise<void> {
+    if (!this.#indexed) return this.#ready.then(() => this.#root(req, res, name));
     if (this.#entries.has('')) return this.#redirect(req, res, name);
-    return this.#miss(req, res, next, '');
+    return this.#miss(req, res, '');
   }
 
   #put(record: FileRecord): void {
