@@ -5,6 +5,7 @@
 export { Server } from './server.ts';
 export { Request } from './request.ts';
 export { Response } from './response.ts';
+export { PreparedHead } from './prepared.ts';
 export { VeloxError, ErrorCodes } from './errors.ts';
 
 export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute, Decoration, WebSocketMessage, PublishOptions } from './server.ts';
