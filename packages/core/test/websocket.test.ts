@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import type { WebSocket as UwsSocket } from 'uWebSockets.js';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { ErrorCodes, Server } from '../src/index.ts';
+import { ErrorCodes, type Server } from '../src/index.ts';
 import { server, start } from './helpers.ts';
 
 /** Opens a client socket; resolves once it is open. */
