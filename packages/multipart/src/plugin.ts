@@ -63,7 +63,11 @@ function open(req: Request, options: unknown, where: string): FormReader {
   }
   started.add(req);
   const reader = new FormReader(req, settings, (done) => state?.active.delete(done));
-  state?.active.add(reader);
+  if (state) {
+    state.active.add(reader);
+    // The upload belongs to the request: once the response ended, stop and free it.
+    req.res.once('close', () => reader.responseEnded(req.res.aborted));
+  }
   return reader;
 }
 

@@ -104,6 +104,7 @@ export class FormReader implements AsyncIterableIterator<Part>, PartWriter {
       }
     }
     if (this.#state === State.Failed) return this.#failure().then((err) => Promise.reject(err));
+    if (this.#state === State.Closed) return Promise.resolve({ done: true, value: undefined });
     const current = this.#current;
     if (current) {
       this.#current = undefined;
@@ -129,6 +130,8 @@ export class FormReader implements AsyncIterableIterator<Part>, PartWriter {
       this.#stopInput();
       for (const stream of this.#streams) stream.destroy();
       this.#streams.clear();
+      this.#queue = [];
+      for (const waiter of this.#waiters.splice(0)) waiter.resolve({ done: true, value: undefined });
       this.#release();
     }
     return Promise.resolve({ done: true, value: undefined });
@@ -439,6 +442,15 @@ export class FormReader implements AsyncIterableIterator<Part>, PartWriter {
 
   #release(): void {
     this.#settled(this);
+  }
+
+  /**
+   * @internal The response ended: stop, as core drops an unread body then. Like leaving the
+   * loop early: streams are destroyed, what was written stays, a waiting `next()` is done. When
+   * the client left instead, a reader that started fails through its source (VELOX_ERR_ABORTED).
+   */
+  responseEnded(aborted: boolean): void {
+    if (this.#state === State.Idle || (this.#state === State.Reading && !aborted)) void this.return();
   }
 
   /** @internal For the server's close: fails an upload still running. */

@@ -354,3 +354,29 @@ describe('multipart plugin', () => {
     expect(((await r.json()) as { code: string }).code).toBe(MultipartErrorCodes.UNEXPECTED_END);
   });
 });
+
+describe('an upload still open when the response ends', () => {
+  it('stops: a waiting loop ends, unread streams are destroyed, and the next request is served', async () => {
+    const app = await server();
+    let after: IteratorResult<Part> | undefined;
+    let stream: import('node:stream').Readable | undefined;
+    app.post('/early', async (req, res) => {
+      const parts = req.parts();
+      const first = await parts.next();
+      if (!first.done && first.value.file) stream = first.value.file.stream;
+      res.send('answered early');
+      after = await parts.next();
+    });
+    app.get('/next', (req, res) => res.send('next'));
+    const { url } = await start(app);
+    const body = formBody([
+      { name: 'f', filename: 'a.bin', body: 'x'.repeat(10_000) },
+      { name: 'g', body: 'later' },
+    ]);
+    expect((await post(`${url}/early`, body)).text).toBe('answered early');
+    expect(await (await fetch(`${url}/next`)).text()).toBe('next');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(after).toEqual({ done: true, value: undefined });
+    expect(stream?.destroyed).toBe(true);
+  });
+});
