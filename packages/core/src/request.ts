@@ -462,6 +462,15 @@ export class Request<Params = Record<string, string>> {
     this.#ureq = null;
   }
 
+  /**
+   * @internal The body still to come, for an answer that refuses it (started now if it was not
+   * yet, while uWS's request is live); null when no body was announced or all of it arrived.
+   */
+  _unreadBody(): Body | null {
+    const body = this.#getBody();
+    return body && !body.complete ? body : null;
+  }
+
   /** @internal Whether an unread body was cut off at the limit (the connection must close). */
   get _overflowed(): boolean {
     return this.#body?.overflowed === true;

@@ -39,7 +39,9 @@ describe('bad input', () => {
     expect(response?.status).toBe(413);
     expect(JSON.parse(response!.body)).toMatchObject({ code: 'VELOX_ERR_BODY_TOO_LARGE' });
     expect(response?.headers.connection).toBe('close');
-    expect(closed).toBe(true);
+    // The rest of the body is still read (and dropped), so a client still writing is not reset
+    // before it reads the answer: the server leaves the closing to it (see refused-body.test.ts).
+    expect(closed).toBe(false);
   });
 
   it('answers 413 when a chunked body grows over maxBodyLength, and stops buffering', async () => {
