@@ -2,10 +2,14 @@
 // `strict` is set (Express's default too). Core registers each route's twin natively on uWS, so
 // both spellings cost what the exact one does.
 import { describe, expect, it } from 'vitest';
-import { ErrorCodes, type RouteDefinition } from '../src/index.ts';
+import { ErrorCodes, type Handler, type RouteDefinition } from '../src/index.ts';
 import { parseResponses, raw, server, start } from './helpers.ts';
 
 const body = (r: Response) => r.text();
+const send =
+  (text: string): Handler =>
+  (req, res) =>
+    res.send(text);
 
 describe('trailing slash on server routes', () => {
   it('answers /users and /users/ alike by default, and req.path says which was sent', async () => {
@@ -121,7 +125,7 @@ describe('new Server({ strict: true })', () => {
 describe('addRoute({ strict })', () => {
   it('registers only the exact path with strict: true on a lenient server', async () => {
     const app = server();
-    app.addRoute({ method: 'GET', path: '/exact', handlers: [(req, res) => res.send('exact')], strict: true });
+    app.addRoute({ method: 'GET', path: '/exact', handlers: [send('exact')], strict: true });
     const { port } = await start(app);
     const { text } = await raw(port, 'GET /exact HTTP/1.1\r\nHost: x\r\n\r\nGET /exact/ HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(parseResponses(text).map((r) => r.status)).toEqual([200, 404]);
@@ -129,14 +133,14 @@ describe('addRoute({ strict })', () => {
 
   it('adds the twin with strict: false on a strict server', async () => {
     const app = server({ strict: true });
-    app.addRoute({ method: 'GET', path: '/both', handlers: [(req, res) => res.send('both')], strict: false });
+    app.addRoute({ method: 'GET', path: '/both', handlers: [send('both')], strict: false });
     const { url } = await start(app);
     expect(await body(await fetch(`${url}/both/`))).toBe('both');
   });
 
   it('throws VELOX_ERR_INVALID_OPTION for a strict that is not a boolean', () => {
     const app = server();
-    expect(() => app.addRoute({ method: 'GET', path: '/x', handlers: [(req, res) => res.send('x')], strict: 1 as any })).toThrow(
+    expect(() => app.addRoute({ method: 'GET', path: '/x', handlers: [send('x')], strict: 1 as any })).toThrow(
       expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
     );
   });
