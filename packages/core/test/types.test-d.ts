@@ -39,4 +39,13 @@ describe('route types', () => {
       expectTypeOf(res.renderPage).toEqualTypeOf<((name: string) => void) | undefined>();
     });
   });
+
+  it('types req.json() as T (any by default), with or without options', () => {
+    app.post('/j', async (req) => {
+      expectTypeOf(await req.json<{ a: number }>({ anyType: true })).toEqualTypeOf<{ a: number }>();
+      expectTypeOf(await req.json()).toBeAny();
+      // @ts-expect-error: anyType is a boolean
+      req.json({ anyType: 1 });
+    });
+  });
 });
