@@ -331,6 +331,35 @@ interface Linger {
   chunks: number;
 }
 
+/**
+ * Whether a Content-Type names a JSON media type: `application/json` or any type with the
+ * `+json` suffix (`application/problem+json`, `application/vnd.api+json`), in any case, with any
+ * parameters (`; charset=utf-8`). A missing or empty value is not JSON. The forms a browser can
+ * send cross-site without a CORS preflight (`text/plain`, `application/x-www-form-urlencoded`,
+ * `multipart/form-data`) are not, which is the point: a JSON route refuses them with 415.
+ *
+ * @example
+ * ```ts
+ * import { isJsonType } from '@velox/core';
+ * isJsonType('application/json; charset=utf-8'); // true
+ * isJsonType('text/plain'); // false
+ * app.post('/hook', async (req, res) => res.send(isJsonType(req.get('content-type')) ? 'json' : 'other'));
+ * ```
+ */
+export function isJsonType(value: string | undefined): boolean {
+  // The spellings clients send almost always, compared whole before anything is parsed.
+  if (value === 'application/json' || value === 'application/json; charset=utf-8' || value === 'application/json;charset=UTF-8') {
+    return true;
+  }
+  if (value === undefined || value === '') return false;
+  const semicolon = value.indexOf(';');
+  const essence = (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase();
+  return essence === 'application/json' || (essence.endsWith('+json') && MEDIA_TYPE.test(essence));
+}
+
+/** `type/subtype`, both HTTP tokens (RFC 9110 8.3.1), lower-case. */
+const MEDIA_TYPE = /^[a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+$/;
+
 /** Parses JSON, answering 400 for a malformed or empty body. */
 export function parseJson(text: string): unknown {
   try {

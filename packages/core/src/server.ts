@@ -61,6 +61,13 @@ export interface ServerOptions {
   exposeErrors?: boolean;
   /** Where errors are logged; `false` for nowhere. Default: `console`. */
   logger?: Logger | false;
+  /**
+   * Treat `/users` and `/users/` as different paths. With `false`, every route (but `/` and
+   * `/*` ones) is registered natively under both spellings, as `@velox/router` does, so both
+   * match at the same cost. A route can say otherwise with `addRoute({ …, strict })`.
+   * WebSocket routes always match exactly. Default: `false`.
+   */
+  strict?: boolean;
 }
 
 /** Options of {@link Server.close}. */
@@ -165,6 +172,7 @@ interface ScopedMiddleware {
 
 interface Config {
   maxBodyLength: number;
+  strict: boolean;
   secrets: string[];
   trust: ((addr: string, hop: number) => boolean) | undefined;
   tls: boolean;
@@ -219,6 +227,8 @@ export class Server {
   #app: TemplatedApp;
   #middlewares: ScopedMiddleware[] = [];
   #routes = new Map<string, RouteDefinition>();
+  /** The trailing-slash twins core added itself (strict off), to explain a clash with one. */
+  #twins = new WeakSet<RouteDefinition>();
   #errorHandler: ErrorHandler<any, any> = defaultErrorHandler;
   #notFoundHandler: Handler<any, any> = defaultNotFoundHandler;
   #pending: Promise<void> | undefined;
@@ -237,12 +247,15 @@ export class Server {
     if (!(Number.isInteger(maxBodyLength) && maxBodyLength >= 0)) {
       throw invalidOption(`maxBodyLength must be a whole number of bytes, e.g. 1048576 for 1 MiB; got ${options.maxBodyLength}`);
     }
+    const strict = options.strict ?? false;
+    if (typeof strict !== 'boolean') throw invalidOption(`strict must be true or false; got ${String(options.strict)}`);
     const secrets = options.cookieSecret === undefined ? [] : ([] as string[]).concat(options.cookieSecret);
     if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
       throw invalidOption('cookieSecret must be a non-empty string or a list of them (first signs, all verify)');
     }
     this[kConfig] = {
       maxBodyLength,
+      strict,
       secrets,
       trust: compileTrust(options.trustProxy),
       tls: options.tls !== undefined,
@@ -340,7 +353,9 @@ export class Server {
 
   /**
    * Registers a prepared route; routers flatten themselves into these. Throws if the same method
-   * and pattern is already registered.
+   * and pattern is already registered. Unless the route or the server is `strict`, the route is
+   * registered under its other spelling too (`/a/` for `/a`, and `/a` for `/a/`): that twin is a
+   * route of its own, listed by `routes()` and reported to `onRoute` hooks.
    * @example
    * ```ts
    * app.addRoute({ method: 'GET', path: '/ping', handlers: [(req, res) => res.send('pong')] });
@@ -352,9 +367,21 @@ export class Server {
     if (route.handlers.length === 0 || route.handlers.some((h) => typeof h !== 'function')) {
       throw invalidOption(`${route.method} ${route.path} needs a handler function`);
     }
+    if (route.strict !== undefined && typeof route.strict !== 'boolean') {
+      throw invalidOption(`${route.method} ${route.path}: strict must be true or false; got ${String(route.strict)}`);
+    }
     const key = `${route.method} ${route.path}`;
-    if (this.#routes.has(key)) {
-      throw new VeloxError(ErrorCodes.DUPLICATE_ROUTE, `${route.method} ${route.path} is already registered`);
+    const existing = this.#routes.get(key);
+    if (existing) {
+      const why = this.#twins.has(existing) ? `, as the twin of ${route.method} ${twinOf(route.path)}: ${ONE_PATH}` : '';
+      throw new VeloxError(ErrorCodes.DUPLICATE_ROUTE, `${route.method} ${route.path} is already registered${why}`);
+    }
+    const twin = (route.strict ?? this[kConfig].strict) ? undefined : twinOf(route.path);
+    if (twin !== undefined && this.#routes.has(`${route.method} ${twin}`)) {
+      throw new VeloxError(
+        ErrorCodes.DUPLICATE_ROUTE,
+        `${route.method} ${route.path} is already registered as ${route.method} ${twin}: ${ONE_PATH}`,
+      );
     }
     if (key === 'ANY /*' && this.#mounted) {
       throw new VeloxError(
@@ -365,6 +392,11 @@ export class Server {
     this.#routes.set(key, route);
     for (const hook of this[kHooks].onRoute) hook(route);
     if (this.#mounted) this.#mount(route);
+    if (twin !== undefined) {
+      const definition: RouteDefinition = { ...route, path: twin, strict: true };
+      this.#twins.add(definition);
+      this.addRoute(definition);
+    }
     return this;
   }
 
@@ -957,6 +989,18 @@ export class Server {
       next(thrown);
     }
   }
+}
+
+const ONE_PATH =
+  "with strict off, a path with and without a trailing slash is one path (new Server({ strict: true }) or addRoute({ strict: true }) tells them apart)";
+
+/**
+ * The other spelling of a route's path, with or without a trailing slash; none for `/` and for
+ * a `/*` route (which matches what follows the slash already).
+ */
+function twinOf(path: string): string | undefined {
+  if (path === '/' || path.endsWith('/*')) return undefined;
+  return path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
 }
 
 function defaultErrorHandler(err: any, req: Request, res: Response): void {

@@ -101,6 +101,11 @@ export interface RouteDefinition {
   handlers: Array<Middleware<any, any> | Handler<any, any>>;
   /** Error handlers tried before the server's, innermost first (router-scoped handlers). */
   errorHandlers?: Array<ErrorHandler<any, any>>;
+  /**
+   * Register this exact path only (`true`), or its trailing-slash twin too (`false`). Default:
+   * the server's `strict` option (`false` unless set). Routers pass their own setting.
+   */
+  strict?: boolean;
 }
 
 /** A route as listed by `server.routes()`. */

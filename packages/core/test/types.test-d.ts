@@ -39,6 +39,15 @@ describe('route types', () => {
       expectTypeOf(res.renderPage).toEqualTypeOf<((name: string) => void) | undefined>();
     });
   });
+
+  it('types req.json() as T (any by default), with or without options', () => {
+    app.post('/j', async (req) => {
+      expectTypeOf(await req.json<{ a: number }>({ anyType: true })).toEqualTypeOf<{ a: number }>();
+      expectTypeOf(await req.json()).toBeAny();
+      // @ts-expect-error: anyType is a boolean
+      req.json({ anyType: 1 });
+    });
+  });
 });
 
 /** A behavior made by a generic function, as @velox/ws's websocket() makes them. */
