@@ -298,7 +298,8 @@ class StaticFiles implements ServeStatic {
     server.addRoute({ method: 'GET', path: `${prefix}/*`, handlers: [this.#handle] });
     if (prefix !== '' && this.#indexNames.length > 0 && !server.routes().some((r) => r.method === 'GET' && r.path === prefix)) {
       const name = prefix.slice(prefix.lastIndexOf('/') + 1);
-      server.addRoute({ method: 'GET', path: prefix, handlers: [(req: Request, res: Response) => this.#root(req, res, name)] });
+      // Strict: `<prefix>/` belongs to the wildcard route above, not to a trailing-slash twin of this redirect.
+      server.addRoute({ method: 'GET', path: prefix, strict: true, handlers: [(req: Request, res: Response) => this.#root(req, res, name)] });
     }
     if (!this.#servers.has(server)) {
       this.#servers.add(server);
