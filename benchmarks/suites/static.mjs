@@ -1,0 +1,13 @@
+// The static suite (@velox/static): empty until its package's helper fills it in.
+// See benchmarks/README.md, "Suites", for every field and a worked example.
+
+/** @type {import('../lib/suites.mjs').Suite} */
+export default {
+  name: 'static',
+  title: '@velox/static',
+  frameworks: [],
+  scenarios: [],
+  targets: [],
+  references: [],
+  probes: [],
+};

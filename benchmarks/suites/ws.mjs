@@ -1,0 +1,13 @@
+// The ws suite (@velox/ws): empty until its package's helper fills it in.
+// See benchmarks/README.md, "Suites", for every field and a worked example.
+
+/** @type {import('../lib/suites.mjs').Suite} */
+export default {
+  name: 'ws',
+  title: '@velox/ws',
+  frameworks: [],
+  scenarios: [],
+  targets: [],
+  references: [],
+  probes: [],
+};
