@@ -121,8 +121,10 @@ export async function cluster(options: ClusterOptions): Promise<Cluster> {
     let listening = false;
     const started = new Promise<void>((resolveStart, rejectStart) => {
       let failure: FailedMessage | undefined;
+      let timedOut: Error | undefined;
+      // Settles only once the worker has exited, so a replacement never overlaps it.
       const timer = setTimeout(() => {
-        rejectStart(clusterError(ClusterErrorCodes.WORKER_FAILED, `${label(slot, child)} did not listen within ${settings.startTimeout} ms`));
+        timedOut = clusterError(ClusterErrorCodes.WORKER_FAILED, `cluster(): ${label(slot, child)} did not listen within ${settings.startTimeout} ms`);
         child.kill('SIGKILL');
       }, settings.startTimeout);
       child.on('message', (message: unknown) => {
@@ -133,12 +135,14 @@ export async function cluster(options: ClusterOptions): Promise<Cluster> {
         } else if (isMessage<FailedMessage>(message, 'velox:failed')) failure = message;
       });
       child.once('error', (err) => {
+        if (child.pid !== undefined) return; // a running worker's IPC error: its exit follows
         clearTimeout(timer);
-        rejectStart(clusterError(ClusterErrorCodes.WORKER_FAILED, `${label(slot, child)} could not be started: ${err.message}`, err));
+        if (slot.child === child) slot.child = undefined;
+        rejectStart(clusterError(ClusterErrorCodes.WORKER_FAILED, `cluster(): worker ${slot.id} could not be started: ${err.message}`, err));
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        if (!listening) rejectStart(startFailure(slot, child, failure, code, signal, port, settings.host));
+        if (!listening) rejectStart(timedOut ?? startFailure(slot, child, failure, code, signal, port, settings.host));
       });
     });
     child.once('exit', (code, signal) => {
@@ -331,7 +335,7 @@ function startFailure(
   host: string | undefined,
 ) {
   const who = `worker ${slot.id} (pid ${child.pid})`;
-  if (!failure) return clusterError(ClusterErrorCodes.WORKER_FAILED, `${who} exited while starting (${signal ? `signal ${signal}` : `code ${code}`})`);
+  if (!failure) return clusterError(ClusterErrorCodes.WORKER_FAILED, `cluster(): ${who} exited while starting (${signal ? `signal ${signal}` : `code ${code}`})`);
   const cause = Object.assign(new Error(failure.error.message), { code: failure.error.code, stack: failure.error.stack });
   if (failure.error.code === 'VELOX_ERR_LISTEN_FAILED') {
     return clusterError(ClusterErrorCodes.LISTEN_FAILED, `cluster(): ${who} could not listen on ${host ?? 'every address'}, port ${port}: ${failure.error.message}`, cause);

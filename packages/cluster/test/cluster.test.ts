@@ -208,6 +208,15 @@ describe('cluster() refuses to start', () => {
     await until(() => processesWithEnv('CLUSTER_TEST_RUN', token).length === 0, 'no process of this run is left');
   });
 
+  it('when a worker does not listen within startTimeout: VELOX_ERR_CLUSTER_WORKER_FAILED, and the worker is killed', async () => {
+    const token = randomUUID();
+    const primary = run(PRIMARY, { ENTRY: './hangs.ts', START_TIMEOUT: '1500', CLUSTER_TEST_RUN: token });
+    await primary.waitFor(/FAILED/);
+    expect(primary.stdout()).toMatch(new RegExp(`FAILED ${ClusterErrorCodes.WORKER_FAILED} cluster\\(\\): worker \\d \\(pid \\d+\\) did not listen within 1500 ms`));
+    expect(await primary.exited).toEqual({ code: 1, signal: null });
+    await until(() => processesWithEnv('CLUSTER_TEST_RUN', token).length === 0, 'no process of this run is left');
+  });
+
   it.each([
     ['no entry', { port: 0 }],
     ['a port over 65535', { entry: 'x.js', port: 70000 }],
