@@ -7,20 +7,8 @@ export { Request } from './request.ts';
 export { Response } from './response.ts';
 export { VeloxError, ErrorCodes } from './errors.ts';
 
-export type {
-  ServerOptions,
-  TlsOptions,
-  CloseOptions,
-  ListenInfo,
-  ListenOptions,
-  ListenCallback,
-  CloseOnSignalsOptions,
-  UncaughtPolicy,
-  UncaughtAction,
-  UncaughtOrigin,
-  WebSocketRoute,
-  Decoration,
-} from './server.ts';
+export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute, Decoration } from './server.ts';
+export type { ListenOptions, ListenCallback, CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './server.ts';
 export type { Query, Headers } from './request.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';

@@ -1018,6 +1018,98 @@ export class Server {
   }
 }
 
+function defaultErrorHandler(err: any, req: Request, res: Response): void {
+  const raw = Number(err?.status ?? err?.statusCode);
+  const status = Number.isInteger(raw) && raw >= 400 && raw <= 599 ? raw : 500;
+  const expose = typeof err?.expose === 'boolean' ? err.expose : status < 500;
+  const config = req.server[kConfig];
+  if (status >= 500) config.logger?.error(err);
+  const body: Record<string, unknown> = { statusCode: status, error: STATUS_CODES[status] ?? 'Error' };
+  if (expose || config.exposeErrors) {
+    body.message = String(err?.message ?? err);
+    if (typeof err?.code === 'string') body.code = err.code;
+    const details = err?.details;
+    if (details !== undefined) {
+      if (details && typeof details === 'object' && !Array.isArray(details)) Object.assign(body, details);
+      else body.details = details;
+    }
+    if (config.exposeErrors && status >= 500 && err?.stack) body.stack = String(err.stack);
+  } else {
+    body.message = STATUS_CODES[status] ?? 'Error';
+  }
+  res.status(status);
+  res.removeHeader('content-type');
+  res.json(body);
+}
+
+function defaultNotFoundHandler(req: Request, res: Response): void {
+  res.status(404).json({ statusCode: 404, error: 'Not Found', message: `Cannot ${req.method} ${req.path}` });
+}
+
+/** Reads and decodes route parameters; undefined when an escape is malformed. */
+function readParams(ureq: HttpRequest, names: string[], wildcard: number, shape: Record<string, string>): Record<string, string> | undefined {
+  // A copy of the route's own template: every request's params share one hidden class, and the
+  // stores below overwrite existing keys instead of adding properties.
+  const params = { ...shape };
+  try {
+    for (let i = 0; i < names.length; i++) {
+      const raw = ureq.getParameter(i);
+      params[names[i]!] = raw.indexOf('%') < 0 ? raw : decodeURIComponent(raw);
+    }
+    if (wildcard >= 0) {
+      const rest = ureq.getUrl().slice(wildcard);
+      params['*'] = rest.indexOf('%') < 0 ? rest : decodeURIComponent(rest);
+    }
+  } catch {
+    return undefined;
+  }
+  return params;
+}
+
+function compileTrust(trust: ServerOptions['trustProxy']): Config['trust'] {
+  if (trust === undefined || trust === false) return undefined;
+  if (trust === true) return () => true;
+  if (typeof trust === 'number') {
+    if (!Number.isInteger(trust) || trust < 0) throw invalidOption('trustProxy as a number is a hop count: 1 for one proxy');
+    return (_addr, hop) => hop < trust;
+  }
+  if (typeof trust === 'function') return trust;
+  const list = typeof trust === 'string' ? trust.split(',').map((s) => s.trim()) : trust;
+  try {
+    return proxyAddr.compile(list);
+  } catch (cause) {
+    throw invalidOption(`trustProxy: ${(cause as Error).message}; give addresses, CIDR ranges or loopback/linklocal/uniquelocal`);
+  }
+}
+
+/** uWS reads TLS material from files: PEM text given inline goes to a private temp file for the moment it takes. */
+function createTlsApp(uws: Uws, tls: TlsOptions): TemplatedApp {
+  if (!tls.key || !tls.cert) throw invalidOption('tls needs key and cert (file paths or PEM text)');
+  let dir: string | undefined;
+  const file = (value: string | Buffer, name: string): string => {
+    if (typeof value === 'string' && !value.includes('-----BEGIN')) return value;
+    dir ??= mkdtempSync(join(tmpdir(), 'velox-tls-'));
+    const path = join(dir, name);
+    writeFileSync(path, value, { mode: 0o600 });
+    return path;
+  };
+  try {
+    const options: AppOptions = { key_file_name: file(tls.key, 'key.pem'), cert_file_name: file(tls.cert, 'cert.pem') };
+    if (tls.passphrase) options.passphrase = tls.passphrase;
+    if (tls.dhParams) options.dh_params_file_name = file(tls.dhParams, 'dh.pem');
+    if (tls.ca) options.ca_file_name = file(tls.ca, 'ca.pem');
+    try {
+      return uws.SSLApp(options);
+    } catch (cause) {
+      throw invalidOption(
+        `TLS setup failed (${(cause as Error).message}): key, cert${tls.dhParams ? ', dhParams' : ''}${tls.ca ? ', ca' : ''} must be readable PEM files or PEM text, and the passphrase must open the key`,
+      );
+    }
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Time the onClose hooks get after the drain, before a shutdown from closeOnSignals() gives up and exits 1. */
 const ON_CLOSE_GRACE = 5_000;
 
@@ -1144,96 +1236,4 @@ async function listenFailed(target: ListenTarget): Promise<VeloxError> {
       why = cause ? (cause.message ?? String(cause)) : 'the address could not be bound';
   }
   return new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${where}: ${why}`, { cause });
-}
-
-function defaultErrorHandler(err: any, req: Request, res: Response): void {
-  const raw = Number(err?.status ?? err?.statusCode);
-  const status = Number.isInteger(raw) && raw >= 400 && raw <= 599 ? raw : 500;
-  const expose = typeof err?.expose === 'boolean' ? err.expose : status < 500;
-  const config = req.server[kConfig];
-  if (status >= 500) config.logger?.error(err);
-  const body: Record<string, unknown> = { statusCode: status, error: STATUS_CODES[status] ?? 'Error' };
-  if (expose || config.exposeErrors) {
-    body.message = String(err?.message ?? err);
-    if (typeof err?.code === 'string') body.code = err.code;
-    const details = err?.details;
-    if (details !== undefined) {
-      if (details && typeof details === 'object' && !Array.isArray(details)) Object.assign(body, details);
-      else body.details = details;
-    }
-    if (config.exposeErrors && status >= 500 && err?.stack) body.stack = String(err.stack);
-  } else {
-    body.message = STATUS_CODES[status] ?? 'Error';
-  }
-  res.status(status);
-  res.removeHeader('content-type');
-  res.json(body);
-}
-
-function defaultNotFoundHandler(req: Request, res: Response): void {
-  res.status(404).json({ statusCode: 404, error: 'Not Found', message: `Cannot ${req.method} ${req.path}` });
-}
-
-/** Reads and decodes route parameters; undefined when an escape is malformed. */
-function readParams(ureq: HttpRequest, names: string[], wildcard: number, shape: Record<string, string>): Record<string, string> | undefined {
-  // A copy of the route's own template: every request's params share one hidden class, and the
-  // stores below overwrite existing keys instead of adding properties.
-  const params = { ...shape };
-  try {
-    for (let i = 0; i < names.length; i++) {
-      const raw = ureq.getParameter(i);
-      params[names[i]!] = raw.indexOf('%') < 0 ? raw : decodeURIComponent(raw);
-    }
-    if (wildcard >= 0) {
-      const rest = ureq.getUrl().slice(wildcard);
-      params['*'] = rest.indexOf('%') < 0 ? rest : decodeURIComponent(rest);
-    }
-  } catch {
-    return undefined;
-  }
-  return params;
-}
-
-function compileTrust(trust: ServerOptions['trustProxy']): Config['trust'] {
-  if (trust === undefined || trust === false) return undefined;
-  if (trust === true) return () => true;
-  if (typeof trust === 'number') {
-    if (!Number.isInteger(trust) || trust < 0) throw invalidOption('trustProxy as a number is a hop count: 1 for one proxy');
-    return (_addr, hop) => hop < trust;
-  }
-  if (typeof trust === 'function') return trust;
-  const list = typeof trust === 'string' ? trust.split(',').map((s) => s.trim()) : trust;
-  try {
-    return proxyAddr.compile(list);
-  } catch (cause) {
-    throw invalidOption(`trustProxy: ${(cause as Error).message}; give addresses, CIDR ranges or loopback/linklocal/uniquelocal`);
-  }
-}
-
-/** uWS reads TLS material from files: PEM text given inline goes to a private temp file for the moment it takes. */
-function createTlsApp(uws: Uws, tls: TlsOptions): TemplatedApp {
-  if (!tls.key || !tls.cert) throw invalidOption('tls needs key and cert (file paths or PEM text)');
-  let dir: string | undefined;
-  const file = (value: string | Buffer, name: string): string => {
-    if (typeof value === 'string' && !value.includes('-----BEGIN')) return value;
-    dir ??= mkdtempSync(join(tmpdir(), 'velox-tls-'));
-    const path = join(dir, name);
-    writeFileSync(path, value, { mode: 0o600 });
-    return path;
-  };
-  try {
-    const options: AppOptions = { key_file_name: file(tls.key, 'key.pem'), cert_file_name: file(tls.cert, 'cert.pem') };
-    if (tls.passphrase) options.passphrase = tls.passphrase;
-    if (tls.dhParams) options.dh_params_file_name = file(tls.dhParams, 'dh.pem');
-    if (tls.ca) options.ca_file_name = file(tls.ca, 'ca.pem');
-    try {
-      return uws.SSLApp(options);
-    } catch (cause) {
-      throw invalidOption(
-        `TLS setup failed (${(cause as Error).message}): key, cert${tls.dhParams ? ', dhParams' : ''}${tls.ca ? ', ca' : ''} must be readable PEM files or PEM text, and the passphrase must open the key`,
-      );
-    }
-  } finally {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  }
 }
