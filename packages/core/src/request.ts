@@ -184,6 +184,21 @@ export class Request<Params = Record<string, string>> {
     return value !== '' ? value : this.headers[key];
   }
 
+  /**
+   * The first line of a header by its lower-case name, `''` when absent: the cheapest read, for
+   * hot paths that treat an empty header as an absent one (conditional and range headers, say).
+   * Nothing is copied or joined while uWS's request is live.
+   * @example
+   * ```ts
+   * if (req.firstHeader('if-none-match') === etag) return res.sendStatus(304);
+   * ```
+   */
+  firstHeader(name: string): string {
+    const ureq = this.#ureq;
+    if (ureq !== null && this.#headers === undefined) return ureq.getHeader(name);
+    return this.#rawHeader(name) ?? '';
+  }
+
   /** Alias of {@link Request.get}, as in Express. */
   header(name: string): string | undefined {
     return this.get(name);

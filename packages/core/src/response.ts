@@ -12,6 +12,7 @@ import { Bag } from './bag.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import { type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
+import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
 import { kConfig, kContext, kHooks } from './symbols.ts';
@@ -521,6 +522,37 @@ export class Response extends LazyEmitter {
   }
 
   /**
+   * Sends a {@link PreparedHead} (status and headers checked and encoded once) with a body: the
+   * head goes to uWS as one block of bytes. When headers were set on this response already,
+   * beforeHead() tasks wait, or onSend or onResponse hooks exist, the normal path runs instead: the prepared headers are
+   * added under those already set (a header set before wins), so hooks see every header.
+   * Content-Length is written from the body (for HEAD requests too).
+   * @example
+   * ```ts
+   * const head = new PreparedHead(200, { 'content-type': 'text/css; charset=utf-8', etag: '"abc"' });
+   * app.get('/app.css', (req, res) => res.sendPrepared(head, css));
+   * ```
+   */
+  sendPrepared(head: PreparedHead, body: string | Uint8Array | ArrayBuffer = ''): this {
+    if (this.#headers !== null || this.#hold !== null || this.server[kHooks].onSend.length !== 0 || this.server[kHooks].onResponse.length !== 0) {
+      if (this.#phase < Phase.Done) this.statusCode = head.status;
+      const list = head.headers;
+      for (let i = 0; i < list.length; i += 2) this.#put(list[i] as string, list[i + 1]!, false);
+      this.#end(body);
+      return this;
+    }
+    const phase = this.#phase;
+    if (phase === Phase.Aborted) return this;
+    if (phase === Phase.Done) throw headersSent();
+    this.statusCode = head.status;
+    this.#beforeEnd();
+    if (phase === Phase.Sync) this.#writeEnd(body, head.bytes);
+    else this.#ures.cork(() => this.#writeEnd(body, head.bytes));
+    this.#afterEnd();
+    return this;
+  }
+
+  /**
    * Sends a status with its standard text as the body.
    * @example
    * ```ts
@@ -797,8 +829,12 @@ export class Response extends LazyEmitter {
     this.#afterEnd();
   }
 
-  #writeEnd(body: string | Uint8Array | ArrayBuffer): void {
-    if (!this.#headersSent) this.#writeHead();
+  /** Writes the head (`prepared`, or the one built from the headers set) and the body; the caller has corked. */
+  #writeEnd(body: string | Uint8Array | ArrayBuffer, prepared?: ArrayBuffer): void {
+    if (prepared !== undefined) {
+      this.#headersSent = true;
+      this.#ures.writeStatus(prepared);
+    } else if (!this.#headersSent) this.#writeHead();
     const close = this.#close || this.req._overflowed;
     const status = this.statusCode;
     const ures = this.#ures;
@@ -925,7 +961,8 @@ export class Response extends LazyEmitter {
 // Header names repeat from request to request: remember the ones already checked.
 const checkedNames = new Map<string, string>();
 
-function checkName(name: string): string {
+/** @internal Checks a header name (an HTTP token) and returns it lower-case. */
+export function checkName(name: string): string {
   const known = checkedNames.get(name);
   if (known !== undefined) return known;
   if (typeof name !== 'string' || !TOKEN.test(name)) {
@@ -945,7 +982,8 @@ function safeValue(text: string): boolean {
   return true;
 }
 
-function checkValue(name: string, value: string | number): string {
+/** @internal Checks a header value (no CR, LF or other control character). */
+export function checkValue(name: string, value: string | number): string {
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string' || !safeValue(text)) {
     throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid value for header ${name}: it contains CR, LF or another control character`, {
