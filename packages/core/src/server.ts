@@ -1268,6 +1268,7 @@ function messageBytes(message: WebSocketMessage, where: string): string | ArrayB
     return message instanceof Uint8Array ? message : new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
   }
   throw invalidOption(`${where} sends a string, an ArrayBuffer or a Buffer (any typed array); got ${message === null ? 'null' : typeof message}`);
+}
 
 /** Time the onClose hooks get after the drain, before a shutdown from closeOnSignals() gives up and exits 1. */
 const ON_CLOSE_GRACE = 5_000;
