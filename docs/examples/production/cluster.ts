@@ -2,7 +2,7 @@
 import { cluster } from '@velox/cluster';
 
 const running = await cluster({
-  entry: new URL('./app.ts', import.meta.url), // './app.js' once compiled
+  entry: new URL(process.env.APP ?? './app.ts', import.meta.url), // './app.js' once compiled
   port: Number(process.env.PORT ?? 3000),
   host: process.env.HOST ?? '127.0.0.1',
   workers: process.env.WORKERS ? Number(process.env.WORKERS) : undefined, // default: every core

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { processesWithEnv, until } from './processes.ts';
 
 const dir = fileURLToPath(new URL('../../../docs/examples/production/', import.meta.url));
@@ -103,6 +104,56 @@ describe('docs/production.md', () => {
     primary.proc.kill('SIGTERM');
     expect(await primary.exited).toBe(0);
     await until(() => processesWithEnv('GUIDE_TEST_RUN', primary.token).length === 0, 'every worker has exited');
+  });
+
+  it('shared-app.ts in a cluster of 2: a session and a WebSocket publish cross workers through Redis', async () => {
+    const prefix = `velox-guide-${randomUUID()}:`;
+    // The sessions this test leaves in the shared Redis (its own prefix only; never a flush).
+    started.push({ kill: () => execFileSync('sh', ['-c', `redis-cli -h 127.0.0.1 --scan --pattern '${prefix}*' | xargs -r redis-cli -h 127.0.0.1 del`], { stdio: 'ignore' }) });
+    const port = await freePort();
+    const primary = runExample('cluster.ts', { PORT: String(port), WORKERS: '2', APP: './shared-app.ts', SESSION_SECRET: 'a-test-secret-for-the-production-guide-0123456789', REDIS_PREFIX: prefix });
+    await primary.waitFor(`2 workers listening on port ${port}`);
+
+    // One browser: its cookie, requests on new connections until both workers answered.
+    let cookie = '';
+    const workers = new Set<string>();
+    let visits = 0;
+    for (let i = 0; i < 300 && (workers.size < 2 || visits < 4); i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/visits`, { headers: { connection: 'close', cookie } });
+      cookie = res.headers.get('set-cookie')?.split(';')[0] ?? cookie;
+      const body = (await res.json()) as { visits: number; worker: string };
+      expect(body.visits).toBe(++visits); // counted on by whichever worker answers
+      workers.add(body.worker);
+    }
+    expect([...workers].sort()).toEqual(['1', '2']);
+
+    // Two sockets on different workers: what one sends, the other receives.
+    const sockets: WebSocket[] = [];
+    const byWorker = new Map<string, WebSocket>();
+    try {
+      for (let i = 0; i < 100 && byWorker.size < 2; i++) {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/chat`);
+        sockets.push(ws);
+        const hello = await new Promise<string>((resolve, reject) => {
+          ws.once('message', (data) => resolve(String(data)));
+          ws.once('error', reject);
+        });
+        const worker = /joined worker (\d)/.exec(hello)![1]!;
+        if (!byWorker.has(worker)) byWorker.set(worker, ws);
+      }
+      const received = new Promise<string>((resolve) => byWorker.get('2')!.once('message', (data) => resolve(String(data))));
+      // redisPubSub subscribes in Redis once a topic has local subscribers: retry until it carries.
+      const sender = setInterval(() => byWorker.get('1')!.send('hello from worker 1'), 200);
+      try {
+        expect(await received).toBe('hello from worker 1');
+      } finally {
+        clearInterval(sender);
+      }
+    } finally {
+      for (const ws of sockets) ws.terminate();
+    }
+    primary.proc.kill('SIGTERM');
+    expect(await primary.exited).toBe(0);
   });
 
   it('tls.ts serves HTTPS with the given key and certificate, and refuses to start without them', async () => {
