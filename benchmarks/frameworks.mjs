@@ -1,4 +1,5 @@
-// The frameworks taking part, in the order they appear in the tables.
+// The frameworks of the core suite, in the order they appear in the tables. Other suites add
+// their own rows in suites/*.mjs (`frameworks`); ids are unique across all of them.
 // Which scenarios each one implements is not listed here: the runner asks the
 // server file (`node servers/<file> --list`), so adding a scenario to a
 // framework only means editing its server file.
@@ -22,7 +23,8 @@ export const FRAMEWORKS = [
   { id: 'express', label: 'Express', file: 'express.mjs', pkg: 'express' },
 ];
 
-const ALIASES = { 'raw-uws': 'uws', raw: 'uws', 'raw-uws-async': 'uws-async', hyper: 'hyper-express', ultimate: 'ultimate-express' };
+/** Other spellings accepted in BENCH_FRAMEWORKS / INSTR_FRAMEWORKS. */
+export const ALIASES = { 'raw-uws': 'uws', raw: 'uws', 'raw-uws-async': 'uws-async', hyper: 'hyper-express', ultimate: 'ultimate-express' };
 
 export function frameworkById(id) {
   const key = ALIASES[id] ?? id;

@@ -1,24 +1,33 @@
 #!/usr/bin/env node
-// Benchmark runner: starts each framework's server for each scenario, checks
-// its answer, loads it with wrk and writes RESULTS.md and results.json.
+// Benchmark runner: for each scenario of the selected suites (suites/*.mjs), starts each
+// framework's server, checks its answer, loads it with wrk (or the scenario's own load
+// generator), runs the suites' probes, and writes RESULTS.md and results.json.
 // See README.md for the method and the environment variables.
+//
+//   node run.mjs                    measure (BENCH_* variables narrow it)
+//   BENCH_CHECK=1 node run.mjs      start, set up and check every selected server; no load
+//   node run.mjs --render [file]    rebuild RESULTS.md from a results.json, no measuring
 
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { FRAMEWORKS, frameworkById } from './frameworks.mjs';
-import { checkScenario } from './lib/check.mjs';
-import { foreignSeconds, processTimes, stealWindow, waitForQuiet } from './lib/contention.mjs';
+import { bodyFilePath, checkScenario, requestBody } from './lib/check.mjs';
+import { foreignProcesses, foreignSeconds, processTimes, stealWindow, waitForQuiet } from './lib/contention.mjs';
 import { describeMachine, packageVersion } from './lib/machine.mjs';
-import { addRatios, renderMarkdown, summarizeRow } from './lib/report.mjs';
-import { ensureCommand, have, listScenarios, serverArgs } from './lib/tools.mjs';
+import { killAll, runPinned, spawnPinned, startServer, stopServer, track } from './lib/processes.mjs';
+import { parentMap, processTree, treeCpuMicros, treeRssMiB } from './lib/proctree.mjs';
+import { renderMarkdown } from './lib/report.mjs';
+import { gitCommit, mergeResults, normalizeResults } from './lib/results.mjs';
+import { addRatios, summarizeRow } from './lib/stats.mjs';
+import { findFramework, loadSuites, participants } from './lib/suites.mjs';
+import { ensureCommand, have, listScenarios } from './lib/tools.mjs';
 import { parseWrk } from './lib/wrk.mjs';
-import { SCENARIOS, scenarioByName } from './scenarios.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DEFAULTS = { rounds: 3, slices: 8, duration: 1 };
+/** Inline bodies longer than this go to wrk through a file (one environment string is limited to 128 KiB). */
+const MAX_ENV_BODY = 64 * 1024;
 
 // ---------------------------------------------------------------- settings
 
@@ -64,23 +73,58 @@ const config = {
 };
 if (!(config.maxBackgroundCores >= 0)) fail('BENCH_MAX_BACKGROUND must be a number >= 0 (cores)');
 
-const onlyScenarios = listEnv('BENCH_ONLY');
+const resultsFile = process.env.BENCH_RESULTS ? path.resolve(process.env.BENCH_RESULTS) : path.join(HERE, 'results.json');
+const checkOnly = process.env.BENCH_CHECK === '1';
+const probesOn = process.env.BENCH_PROBES !== '0';
+
+let catalog;
+try {
+  catalog = loadSuites();
+} catch (e) {
+  fail(e.message);
+}
+
+// ---------------------------------------------------------------- selection
+
+const onlySuites = listEnv('BENCH_SUITE');
+const onlyNames = listEnv('BENCH_ONLY');
 const onlyFrameworks = listEnv('BENCH_FRAMEWORKS');
 
-const scenarios = onlyScenarios
-  ? onlyScenarios.map((n) => scenarioByName(n) ?? fail(`unknown scenario "${n}" in BENCH_ONLY (known: ${SCENARIOS.map((s) => s.name).join(', ')})`))
-  : SCENARIOS;
-const frameworks = onlyFrameworks
-  ? FRAMEWORKS.filter((f) =>
-      onlyFrameworks.some(
-        (id) => (frameworkById(id) ?? fail(`unknown framework "${id}" in BENCH_FRAMEWORKS (known: ${FRAMEWORKS.map((x) => x.id).join(', ')})`)) === f,
+for (const name of onlySuites ?? []) {
+  if (!catalog.suites.some((s) => s.name === name)) {
+    fail(`unknown suite "${name}" in BENCH_SUITE (known: ${catalog.suites.map((s) => s.name).join(', ')})`);
+  }
+}
+const inSuites = (item) => !onlySuites || onlySuites.includes(item.suite);
+for (const name of onlyNames ?? []) {
+  const item = catalog.scenarios.find((s) => s.name === name) ?? catalog.probes.find((p) => p.name === name);
+  if (!item || !inSuites(item)) {
+    const known = [...catalog.scenarios, ...catalog.probes].filter(inSuites).map((s) => s.name);
+    fail(`unknown scenario or probe "${name}" in BENCH_ONLY${onlySuites ? ` for BENCH_SUITE=${onlySuites.join(',')}` : ''} (known: ${known.join(', ')})`);
+  }
+}
+const frameworkIds = onlyFrameworks
+  ? new Set(
+      onlyFrameworks.map(
+        (id) =>
+          findFramework(catalog.frameworks, id)?.id ??
+          fail(`unknown framework "${id}" in BENCH_FRAMEWORKS (known: ${catalog.frameworks.map((x) => x.id).join(', ')})`),
       ),
     )
-  : FRAMEWORKS.filter((f) => !f.optIn);
+  : null;
+const takesPart = (fw) => (frameworkIds ? frameworkIds.has(fw.id) : !fw.optIn);
+
+const scenarios = catalog.scenarios.filter((s) => inSuites(s) && (!onlyNames || onlyNames.includes(s.name)));
+const allProbes = catalog.probes.filter((p) => inSuites(p) && (!onlyNames || onlyNames.includes(p.name)));
+const probes = probesOn ? allProbes : [];
 
 const partialReasons = [];
-if (onlyScenarios) partialReasons.push(`BENCH_ONLY=${onlyScenarios.join(',')}`);
+if (onlySuites) partialReasons.push(`BENCH_SUITE=${onlySuites.join(',')}`);
+if (onlyNames) partialReasons.push(`BENCH_ONLY=${onlyNames.join(',')}`);
 if (onlyFrameworks) partialReasons.push(`BENCH_FRAMEWORKS=${onlyFrameworks.join(',')}`);
+if (!probesOn && allProbes.length > 0) partialReasons.push('BENCH_PROBES=0');
+// A narrowed run measures only part of the benchmarks: written, it is merged into results.json.
+const narrowed = partialReasons.length > 0;
 if (config.rounds < DEFAULTS.rounds) partialReasons.push(`${config.rounds} round(s)`);
 if (config.slices < DEFAULTS.slices) partialReasons.push(`${config.slices} slice(s) per round`);
 if (config.durationSeconds < DEFAULTS.duration) partialReasons.push(`${config.durationSeconds} s per measurement`);
@@ -90,10 +134,12 @@ const writeCommitted = process.env.BENCH_WRITE === '1' || (!partial && process.e
 // ---------------------------------------------------------------- tools
 
 function ensureTools() {
-  try {
-    ensureCommand('wrk');
-  } catch (err) {
-    fail(err.message);
+  if (scenarios.some((s) => !s.load)) {
+    try {
+      ensureCommand('wrk');
+    } catch (err) {
+      fail(err.message);
+    }
   }
   if (!have('taskset')) fail('taskset not found (it is part of util-linux)');
   for (const cpu of [config.serverCpu, config.clientCpu]) {
@@ -108,18 +154,6 @@ function ensureTools() {
 
 // ---------------------------------------------------------------- processes
 
-const live = new Set();
-
-function track(child) {
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  return child;
-}
-
-function killAll() {
-  for (const child of live) child.kill('SIGKILL');
-}
-
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
     killAll();
@@ -128,125 +162,117 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-/** Starts a server pinned to the server CPU and resolves once it prints `PORT <n>`. */
-function startServer(fw, scenario) {
-  const child = track(
-    spawn('taskset', ['-c', String(config.serverCpu), process.execPath, ...serverArgs(fw, scenario.name)], {
-      cwd: HERE,
-      stdio: ['ignore', 'pipe', 'pipe'],
+/** Rejects with `what` timed out after `ms`, unless `promise` settles first. */
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 1000)} s`)), ms);
     }),
-  );
-  let stderr = '';
-  child.stderr.on('data', (d) => {
-    stderr = (stderr + d).slice(-4000);
-  });
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const lastErr = () => stderr.trim().split('\n').slice(-6).join(' / ');
-
-  const ready = new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no PORT line within ${config.startTimeoutMs / 1000} s. ${lastErr()}`)), config.startTimeoutMs);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /^PORT (\d+)\s*$/m.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited before listening (${signal ?? `code ${code}`}): ${lastErr() || 'no output'}`));
-    });
-  });
-  // Keep draining stdout so a chatty server never blocks on a full pipe.
-  child.stdout.resume();
-  return { child, ready, exited, lastErr };
+  ]).finally(() => clearTimeout(timer));
 }
 
-async function stopServer(server) {
-  const { child, exited } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
-  if (!done) {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-/** CPU time (user + system) a process has used so far, in microseconds. */
-function readCpuMicros(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks * 1e6) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-function readRssMiB(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
-    return Number.isFinite(kb) ? kb / 1024 : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** Runs wrk pinned to the client CPU; resolves to its stdout. */
-function runWrk(port, scenario, seconds, latency) {
+/** Runs wrk (pinned to the client CPU unless the scenario says `pin: false`); resolves to its stdout. */
+function runWrk(port, scenario, seconds, latency, headers, bodyFile) {
   const { request } = scenario;
-  const args = ['-c', String(config.clientCpu), 'wrk', `-t${config.threads}`, `-c${config.connections}`, `-d${seconds}s`];
+  const args = [`-t${config.threads}`, `-c${config.connections}`, `-d${seconds}s`];
   if (latency) args.push('--latency');
   const env = { ...process.env };
-  if (request.method !== 'GET' || request.body !== undefined) {
+  const extraHeaders = Object.entries({ ...request.headers, ...headers });
+  if (request.method !== 'GET' || request.body !== undefined || bodyFile !== undefined || extraHeaders.length > 0) {
     args.push('-s', path.join(HERE, 'wrk', 'request.lua'));
     env.BENCH_METHOD = request.method;
-    env.BENCH_BODY = request.body ?? '';
+    env.BENCH_BODY = bodyFile === undefined ? (request.body ?? '') : '';
+    env.BENCH_BODY_FILE = bodyFile ?? '';
     env.BENCH_CONTENT_TYPE = request.contentType ?? '';
+    env.BENCH_HEADERS = extraHeaders.map(([name, value]) => `${name}: ${value}`).join('\n');
   }
   args.push(`http://127.0.0.1:${port}${request.path}`);
-  return new Promise((resolve, reject) => {
-    const child = track(spawn('taskset', args, { env, stdio: ['ignore', 'pipe', 'pipe'] }));
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    const killer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      if (code === 0) resolve(out);
-      else reject(new Error(`wrk exited with ${code}: ${(err || out).trim().split('\n').slice(-3).join(' / ')}`));
-    });
-  });
+  return runPinned(scenario.pin ? config.clientCpu : null, 'wrk', args, { env, timeoutMs: (seconds + 30) * 1000 }).then(
+    (r) => r.stdout,
+    (e) => {
+      throw new Error(e.message.replace(/^wrk exited with code/, 'wrk exited with'));
+    },
+  );
 }
 
 // ---------------------------------------------------------------- one round
 
 class RowError extends Error {}
 
+/** Checks that `setup` gave headers wrk and node:http can send. */
+function checkHeaders(headers) {
+  if (headers === undefined || headers === null) return {};
+  if (typeof headers !== 'object') throw new Error('setup must resolve to { headers } (an object of strings)');
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^`|~\w-]+$/.test(name) || typeof value !== 'string' || /[\r\n]/.test(value)) {
+      throw new Error(`setup returned a bad header ${JSON.stringify(name)}: ${JSON.stringify(value)}`);
+    }
+  }
+  return { ...headers };
+}
+
 /**
- * Starts one server per framework for a scenario, checks each answer and warms
- * each one up. Resolves to a Map from framework id to { server, port }, and a
- * Map from framework id to the error that kept it out of the set.
+ * What happens once per server start before any load: the scenario's `setup` (extra headers, e.g.
+ * a session cookie), the correctness check of `request`/`expect` and `extraChecks`, and the
+ * scenario's own `check`. Resolves to the headers to send under load.
  */
-async function startSet(fws, scenario) {
-  const started = fws.map((fw) => ({ fw, server: startServer(fw, scenario) }));
+async function prepare(port, scenario) {
+  const url = `http://127.0.0.1:${port}`;
+  let headers = {};
+  if (scenario.setup) headers = checkHeaders((await withTimeout(Promise.resolve(scenario.setup({ port, url })), 60_000, 'setup'))?.headers);
+  if (scenario.request) await checkScenario(port, scenario, headers);
+  if (scenario.check) await withTimeout(Promise.resolve(scenario.check({ port, url, headers: { ...scenario.request?.headers, ...headers } })), 60_000, 'check');
+  return headers;
+}
+
+/** The body file wrk reads for a scenario, if its body is too big for the environment. */
+function wrkBodyFile(scenario, runDir) {
+  const { request } = scenario;
+  if (!request) return undefined;
+  if (request.bodyFile !== undefined) return bodyFilePath(request);
+  if (request.body !== undefined && Buffer.byteLength(request.body) > MAX_ENV_BODY) {
+    const file = path.join(runDir, `${scenario.name}.body`);
+    if (!existsSync(file)) writeFileSync(file, request.body);
+    return file;
+  }
+  return undefined;
+}
+
+/** Runs the scenario's own load generator once and checks what it returns. */
+async function customLoad(entry, scenario, seconds, warmup) {
+  const ctx = {
+    port: entry.port,
+    url: `http://127.0.0.1:${entry.port}`,
+    seconds,
+    cpu: scenario.pin ? config.clientCpu : null,
+    headers: { ...scenario.request?.headers, ...entry.headers },
+    warmup,
+    scenario,
+  };
+  const figures = await withTimeout(Promise.resolve(scenario.load.measure(ctx)), (seconds + 120) * 1000, 'load.measure');
+  if (!figures || typeof figures !== 'object' || !Number.isFinite(figures.rps) || figures.rps < 0) {
+    throw new Error(`load.measure must resolve to { rps: <number ≥ 0>, … } (got ${JSON.stringify(figures)})`);
+  }
+  return figures;
+}
+
+/**
+ * Starts one server per framework for a scenario, prepares (setup + check) and warms up each
+ * one. Resolves to a Map from framework id to { fw, server, port, headers }, and a Map from
+ * framework id to the error that kept it out of the set.
+ */
+async function startSet(fws, scenario, runDir) {
+  const cpu = scenario.pin ? config.serverCpu : null;
+  const started = fws.map((fw) => ({ fw, server: startServer(fw, scenario.name, { cpu, startTimeoutMs: config.startTimeoutMs }) }));
   const set = new Map();
   const errors = new Map();
   for (const { fw, server } of started) {
     try {
       const port = await server.ready;
-      await checkScenario(port, scenario);
-      set.set(fw.id, { fw, server, port });
+      const headers = await prepare(port, scenario);
+      set.set(fw.id, { fw, server, port, headers });
     } catch (e) {
       errors.set(fw.id, e.message);
       await stopServer(server);
@@ -255,7 +281,8 @@ async function startSet(fws, scenario) {
   if (config.warmupSeconds > 0) {
     for (const [id, entry] of set) {
       try {
-        await runWrk(entry.port, scenario, config.warmupSeconds, false);
+        if (scenario.load) await customLoad(entry, scenario, config.warmupSeconds, true);
+        else await runWrk(entry.port, scenario, config.warmupSeconds, false, entry.headers, wrkBodyFile(scenario, runDir));
       } catch (e) {
         errors.set(id, `warm-up failed: ${e.message}`);
         set.delete(id);
@@ -267,28 +294,55 @@ async function startSet(fws, scenario) {
 }
 
 /**
- * One slice: wrk loads one server of the set for the slice duration while the
- * other servers of the set sit idle. Their CPU time counts as background, like
- * any other process's.
+ * The processes whose CPU is not "other load" during a slice: the runner and everything it
+ * started (the loaded server's tree, the load generator), except the round's idle servers,
+ * whose CPU counts as background like any other process's.
  */
-async function measureOnce(entry, scenario, logFile) {
+function ownProcesses(set, loaded) {
+  const parents = parentMap();
+  const ours = processTree(process.pid, parents);
+  for (const entry of set.values()) {
+    if (entry === loaded) continue;
+    for (const pid of processTree(entry.server.child.pid, parents)) ours.delete(pid);
+  }
+  return ours;
+}
+
+/**
+ * One slice: wrk (or the scenario's load generator) loads one server of the set for the slice
+ * duration while the other servers of the set sit idle.
+ */
+async function measureOnce(entry, set, scenario, logBase, runDir) {
   const { server, port } = entry;
-  const ours = new Set([process.pid, server.child.pid]);
+  const pid = server.child.pid;
   const before = processTimes();
   const steal = stealWindow();
-  const cpuBefore = readCpuMicros(server.child.pid);
-  const output = await runWrk(port, scenario, config.durationSeconds, true);
-  const cpuMicros = readCpuMicros(server.child.pid) - cpuBefore;
-  const backgroundCores = foreignSeconds(before, processTimes(), ours) / config.durationSeconds;
+  const cpuBefore = treeCpuMicros(pid);
+  let stats;
+  if (scenario.load) {
+    const figures = await customLoad(entry, scenario, config.durationSeconds, false);
+    writeFileSync(`${logBase}.json`, `${JSON.stringify(figures, null, 2)}\n`);
+    stats = { ...figures, requests: Number.isFinite(figures.requests) ? figures.requests : Math.round(figures.rps * config.durationSeconds) };
+  } else {
+    const output = await runWrk(port, scenario, config.durationSeconds, true, entry.headers, wrkBodyFile(scenario, runDir));
+    writeFileSync(`${logBase}.txt`, output);
+    stats = parseWrk(output);
+    const bodyBytes = scenario.request ? (requestBody(scenario.request)?.length ?? 0) : 0;
+    if (bodyBytes > 0) stats.uploadMbps = (bodyBytes * stats.rps) / 2 ** 20;
+  }
+  const cpuMicros = treeCpuMicros(pid) - cpuBefore;
+  const after = processTimes();
+  const own = ownProcesses(set, entry);
+  const backgroundCores = foreignSeconds(before, after, own) / config.durationSeconds;
+  // Who the other load was, for the log when the slice counts as disturbed.
+  const busiest = backgroundCores > config.maxBackgroundCores ? foreignProcesses(before, after, own) : [];
   const stealSeconds = steal.end();
-  const rssMiB = readRssMiB(server.child.pid);
-  writeFileSync(logFile, output);
+  const rssMiB = treeRssMiB(pid);
 
-  if (server.child.exitCode !== null || server.child.signalCode !== null) {
+  if (!server.alive()) {
     throw new RowError(`server died during the load: ${server.lastErr() || 'no output'}`);
   }
-  const stats = parseWrk(output);
-  if (stats.requests === 0) throw new RowError('wrk completed no request');
+  if (stats.requests === 0) throw new RowError(scenario.load ? 'the load generator completed no operation' : 'wrk completed no request');
   if (stats.non2xx > 0) throw new RowError(`${stats.non2xx} of ${stats.requests} answers under load were not 2xx/3xx`);
   return {
     ...stats,
@@ -298,6 +352,7 @@ async function measureOnce(entry, scenario, logFile) {
     cpuMicrosPerRequest: Math.round((cpuMicros / stats.requests) * 100) / 100,
     backgroundCores: Math.round(backgroundCores * 1000) / 1000,
     stealSeconds,
+    ...(busiest.length ? { busiest } : {}),
   };
 }
 
@@ -306,18 +361,167 @@ async function measureOnce(entry, scenario, logFile) {
  * CPU is repeated; if every attempt was disturbed, the least disturbed one is
  * kept and marked.
  */
-async function measure(entry, scenario, logBase) {
+async function measure(entry, set, scenario, logBase, runDir) {
   let best = null;
   for (let attempt = 1; attempt <= config.retries + 1; attempt++) {
-    const r = await measureOnce(entry, scenario, `${logBase}-a${attempt}.txt`);
+    const r = await measureOnce(entry, set, scenario, `${logBase}-a${attempt}`, runDir);
     r.attempts = attempt;
     if (!best || r.backgroundCores < best.backgroundCores) best = { ...r };
     if (r.backgroundCores <= config.maxBackgroundCores) return { ...r, disturbed: false };
+    const who = (r.busiest ?? []).map((p) => `${p.name} (pid ${p.pid}) ${p.seconds.toFixed(2)} s`).join(', ');
     console.log(
-      `    other processes used ${r.backgroundCores.toFixed(2)} CPU cores during attempt ${attempt}${attempt <= config.retries ? ': measuring again' : ''}`,
+      `    other processes used ${r.backgroundCores.toFixed(2)} CPU cores during attempt ${attempt}${who ? ` (most: ${who})` : ''}${attempt <= config.retries ? ': measuring again' : ''}`,
     );
   }
   return { ...best, attempts: config.retries + 1, disturbed: true };
+}
+
+// ---------------------------------------------------------------- plan
+
+/**
+ * Who takes part in each selected scenario: the rows of its table, each 'ok' (to be measured),
+ * 'unsupported' (the server file does not list it) or 'error' (the server file does not load).
+ */
+function plan() {
+  const listed = new Map();
+  const implemented = (fw) => {
+    const key = `${(fw.nodeArgs ?? []).join(' ')} ${fw.file}`;
+    if (!listed.has(key)) {
+      try {
+        listed.set(key, { names: new Set(listScenarios(fw)) });
+      } catch (e) {
+        listed.set(key, { error: e.message });
+        console.log(`! ${fw.id}: ${e.message}`);
+      }
+    }
+    return listed.get(key);
+  };
+  const planned = [];
+  for (const s of scenarios) {
+    const fws = participants(s, catalog.frameworks).filter(takesPart);
+    if (fws.length === 0) {
+      console.log(`bench: ${s.name}: no framework selected takes part; skipped`);
+      continue;
+    }
+    const rows = {};
+    for (const fw of fws) {
+      const row = { framework: fw.id, status: 'ok', rounds: [] };
+      if (fw.listed) {
+        const found = implemented(fw);
+        if (found.error) Object.assign(row, { status: 'error', error: found.error });
+        else if (!found.names.has(s.name)) row.status = 'unsupported';
+      }
+      rows[fw.id] = row;
+    }
+    planned.push({ scenario: s, fws, rows });
+  }
+  return planned;
+}
+
+function probeFrameworks(probe) {
+  return Object.entries(probe.servers)
+    .map(([id, file]) => ({ ...findFramework(catalog.frameworks, id), file }))
+    .filter(takesPart);
+}
+
+// ---------------------------------------------------------------- BENCH_CHECK=1
+
+/** Starts every selected server once, runs setup and the checks, stops it: no load at all. */
+async function checkAll() {
+  let errors = 0;
+  let checked = 0;
+  const say = (name, id, text) => console.log(`${name.padEnd(20)} ${id.padEnd(20)} ${text}`);
+  const attempt = async (name, id, fw, prepareFn) => {
+    const server = startServer(fw, name, { startTimeoutMs: config.startTimeoutMs });
+    try {
+      const port = await server.ready;
+      await prepareFn(port);
+      checked++;
+      say(name, id, 'ok');
+    } catch (e) {
+      errors++;
+      say(name, id, `ERROR ${e.message}`);
+    } finally {
+      await stopServer(server);
+    }
+  };
+  for (const { scenario, fws, rows } of plan()) {
+    for (const fw of fws) {
+      const row = rows[fw.id];
+      if (row.status === 'unsupported') say(scenario.name, fw.id, 'not implemented');
+      else if (row.status === 'error') {
+        errors++;
+        say(scenario.name, fw.id, `ERROR ${row.error}`);
+      } else await attempt(scenario.name, fw.id, fw, (port) => prepare(port, scenario));
+    }
+  }
+  for (const probe of probes) {
+    for (const fw of probeFrameworks(probe)) {
+      await attempt(probe.name, fw.id, fw, async (port) => {
+        if (probe.check) await withTimeout(Promise.resolve(probe.check({ id: fw.id, port, url: `http://127.0.0.1:${port}` })), 60_000, 'probe check');
+      });
+    }
+  }
+  console.log(`bench: check: ${checked} ok, ${errors} error(s); nothing was loaded`);
+  if (errors > 0) process.exitCode = 1;
+}
+
+// ---------------------------------------------------------------- probes
+
+async function runProbe(probe, runDir, measuredBase) {
+  const started = [];
+  const fws = probeFrameworks(probe);
+  const ctx = {
+    frameworks: fws.map(({ id, label, file }) => ({ id, label, file })),
+    serverCpu: config.serverCpu,
+    clientCpu: config.clientCpu,
+    runDir,
+    config,
+    log: (message) => console.log(`  ${probe.name}: ${message}`),
+    /** Starts the probe's server for `id` (pinned to the server CPU unless `pin: false`). */
+    async start(id, { args = [], env = process.env, pin = true, file } = {}) {
+      const fw = fws.find((f) => f.id === id) ?? (file ? findFramework(catalog.frameworks, id) : undefined);
+      if (!fw) throw new Error(`probe ${probe.name}: no server for "${id}" (servers: ${fws.map((f) => f.id).join(', ') || 'none selected'})`);
+      const server = startServer({ ...fw, file: file ?? fw.file }, probe.name, {
+        cpu: pin ? config.serverCpu : null,
+        args,
+        env,
+        startTimeoutMs: config.startTimeoutMs,
+      });
+      started.push(server);
+      const port = await server.ready;
+      const pid = server.child.pid;
+      return {
+        port,
+        pid,
+        url: `http://127.0.0.1:${port}`,
+        rssMiB: () => treeRssMiB(pid),
+        cpuMicros: () => treeCpuMicros(pid),
+        stop: () => stopServer(server),
+      };
+    },
+    spawnPinned,
+    runPinned,
+    track,
+    treeRssMiB,
+    treeCpuMicros,
+    waitForQuiet: () => waitForQuiet({ maxWaitMs: config.quietWaitSeconds * 1000 }),
+  };
+  const entry = { suite: probe.suite, title: probe.title, servers: probe.servers };
+  try {
+    await waitForQuiet({ maxWaitMs: config.quietWaitSeconds * 1000 });
+    const r = await probe.run(ctx);
+    if (!r || !Array.isArray(r.columns) || !Array.isArray(r.rows) || !r.rows.every((row) => Array.isArray(row))) {
+      throw new Error('run must resolve to { columns: string[], rows: any[][], notes?: string }');
+    }
+    Object.assign(entry, { columns: r.columns.map(String), rows: r.rows, notes: r.notes ? String(r.notes) : undefined });
+  } catch (e) {
+    entry.error = e.message;
+  } finally {
+    await Promise.all(started.map((s) => stopServer(s)));
+  }
+  entry.measured = { ...measuredBase, finishedAt: new Date().toISOString() };
+  return entry;
 }
 
 // ---------------------------------------------------------------- main
@@ -333,7 +537,42 @@ function fmtDuration(seconds) {
   return m ? `${m} min ${s} s` : `${s} s`;
 }
 
+/** What results.json keeps of a scenario's definition (a large inline body only by its size). */
+function scenarioRecord(s, fws, measured) {
+  const request = s.request && s.request.body !== undefined && s.request.body.length > 4096 ? { ...s.request, body: undefined, bodyBytes: Buffer.byteLength(s.request.body) } : s.request;
+  return {
+    name: s.name,
+    summary: s.summary,
+    suite: s.suite,
+    request,
+    expect: s.expect,
+    baseline: s.baseline,
+    unit: s.unit,
+    extraFigures: s.extraFigures,
+    pin: s.pin,
+    load: s.load ? 'custom' : 'wrk',
+    servers: Object.fromEntries(fws.map((fw) => [fw.id, fw.file])),
+    measured,
+  };
+}
+
+/** Medians and ratios of every scenario, from the stored slices. */
+function summarize(report) {
+  for (const s of report.scenarios) {
+    const rows = report.results[s.name] ?? {};
+    for (const row of Object.values(rows)) if (row.status === 'ok') summarizeRow(row, s.extraFigures);
+    addRatios(rows, s.baseline);
+  }
+}
+
+const order = () => ({ scenarios: catalog.scenarios.map((s) => s.name), frameworks: catalog.frameworks.map((f) => f.id) });
+
 async function main() {
+  if (scenarios.length === 0 && probes.length === 0) {
+    console.log(`bench: nothing to ${checkOnly ? 'check' : 'run'}: the selected suites (${onlySuites?.join(', ') ?? 'all'}) have no scenario or probe${onlyNames ? ' of those names' : ''} yet`);
+    return;
+  }
+  if (checkOnly) return checkAll();
   ensureTools();
   const startedAt = new Date();
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
@@ -344,69 +583,46 @@ async function main() {
   if (!machine.uws.binaryPresent) {
     console.warn(`warning: ${machine.uws.package} has no ${machine.uws.binary}; uWS-based servers will refuse to start`);
   }
+  const commit = gitCommit(HERE);
+  machine.git = commit;
+  const measuredBase = { startedAt: startedAt.toISOString(), commit, config, partialReasons };
 
-  const fwInfo = frameworks.map((f) => ({
-    id: f.id,
-    label: f.label,
-    file: f.file,
-    baseline: Boolean(f.baseline),
-    version: packageVersion(f.pkg, HERE),
-  }));
-
-  // Which scenarios each framework implements.
-  const supported = new Map();
-  const loadErrors = new Map();
-  for (const fw of frameworks) {
-    try {
-      supported.set(fw.id, new Set(listScenarios(fw)));
-    } catch (e) {
-      loadErrors.set(fw.id, e.message);
-      console.log(`! ${fw.id}: ${e.message}`);
-    }
-  }
-
-  const results = {};
-  let planned = 0;
-  for (const s of scenarios) {
-    results[s.name] = {};
-    for (const fw of frameworks) {
-      const row = { framework: fw.id, status: 'ok', rounds: [] };
-      if (loadErrors.has(fw.id)) Object.assign(row, { status: 'error', error: loadErrors.get(fw.id) });
-      else if (!supported.get(fw.id).has(s.name)) row.status = 'unsupported';
-      else planned += config.rounds * config.slices;
-      results[s.name][fw.id] = row;
-    }
-  }
+  const planned = plan();
+  let slicesPlanned = 0;
+  for (const p of planned) slicesPlanned += Object.values(p.rows).filter((r) => r.status === 'ok').length * config.rounds * config.slices;
 
   // Per slice: its load plus starting wrk; per server and round: start-up, check and warm-up;
   // per pass: the short idle check.
   const estimate =
-    planned * (config.durationSeconds + 0.15) +
-    (planned / config.slices) * (config.warmupSeconds + 1) +
-    scenarios.length * config.rounds * config.slices * 0.25;
+    slicesPlanned * (config.durationSeconds + 0.15) +
+    (slicesPlanned / config.slices) * (config.warmupSeconds + 1) +
+    planned.length * config.rounds * config.slices * 0.25;
+  const fwCount = new Set(planned.flatMap((p) => p.fws.map((f) => f.id))).size;
   console.log(
-    `bench: ${scenarios.length} scenario(s) × ${frameworks.length} framework(s) × ${config.rounds} round(s) × ${config.slices} slice(s) = ${planned} slice(s) of ${config.durationSeconds} s, about ${fmtDuration(estimate)} plus any wait for the machine to go idle`,
+    `bench: ${planned.length} scenario(s) × ${fwCount} framework(s) × ${config.rounds} round(s) × ${config.slices} slice(s) = ${slicesPlanned} slice(s) of ${config.durationSeconds} s${probes.length ? `, plus ${probes.length} probe(s)` : ''}, about ${fmtDuration(estimate)} plus any wait for the machine to go idle`,
   );
   console.log(`bench: wrk logs in ${path.relative(process.cwd(), runDir) || runDir}`);
 
+  const results = {};
+  const records = [];
   let done = 0;
   const t0 = Date.now();
-  const width = String(planned).length;
-  for (const s of scenarios) {
-    const rows = results[s.name];
+  const width = String(slicesPlanned).length;
+  for (const { scenario: s, fws: allFws, rows } of planned) {
+    results[s.name] = rows;
     const fail = (id, round, message) => {
       const row = rows[id];
       row.rounds.push({ round, error: message });
       row.status = 'error';
       row.error = message;
-      planned -= (config.rounds - round + 1) * config.slices - row.rounds.filter((r) => r.round === round && !r.error).length;
+      slicesPlanned -= (config.rounds - round + 1) * config.slices - row.rounds.filter((r) => r.round === round && !r.error).length;
       console.log(`${s.name} r${round} ${id}: ERROR ${message}`);
     };
     for (let round = 1; round <= config.rounds; round++) {
-      const fws = frameworks.filter((fw) => rows[fw.id].status === 'ok');
+      const fws = allFws.filter((fw) => rows[fw.id].status === 'ok');
       if (fws.length === 0) break;
       await waitForQuiet({ maxWaitMs: config.quietWaitSeconds * 1000 });
-      const { set, errors } = await startSet(fws, s);
+      const { set, errors } = await startSet(fws, s, runDir);
       for (const [id, message] of errors) fail(id, round, message);
       try {
         for (let slice = 1; slice <= config.slices; slice++) {
@@ -420,12 +636,13 @@ async function main() {
             if (!entry) continue;
             slot++;
             done++;
-            const tag = `[${String(done).padStart(width)}/${planned}] ${s.name} r${round}.${slice} ${fw.id}`;
+            const tag = `[${String(done).padStart(width)}/${slicesPlanned}] ${s.name} r${round}.${slice} ${fw.id}`;
             try {
-              const m = await measure(entry, s, path.join(runDir, 'wrk', `${s.name}-${fw.id}-r${round}-s${slice}`));
+              const m = await measure(entry, set, s, path.join(runDir, 'wrk', `${s.name}-${fw.id}-r${round}-s${slice}`), runDir);
               rows[fw.id].rounds.push({ round, slice, slot, ...m });
+              const p99 = Number.isFinite(m.p99Ms) ? `, p99 ${m.p99Ms.toFixed(2)} ms` : '';
               console.log(
-                `${tag}: ${Math.round(m.rps).toLocaleString('en-US')} req/s, p99 ${m.p99Ms.toFixed(2)} ms, ${m.cpuMicrosPerRequest.toFixed(2)} µs CPU/req${m.disturbed ? ' (disturbed by other processes)' : ''}`,
+                `${tag}: ${Math.round(m.rps).toLocaleString('en-US')} ${s.unit}${p99}, ${m.cpuMicrosPerRequest.toFixed(2)} µs CPU/op${m.disturbed ? ' (disturbed by other processes)' : ''}`,
               );
             } catch (e) {
               // A wrong or missing answer ends this framework's row: no number is reported for it.
@@ -439,10 +656,28 @@ async function main() {
         await Promise.all([...set.values()].map((entry) => stopServer(entry.server)));
       }
     }
-    for (const row of Object.values(rows)) if (row.status === 'ok') summarizeRow(row);
-    const base = frameworks.find((f) => f.baseline);
-    if (base) addRatios(rows, base.id);
+    records.push(scenarioRecord(s, allFws, { ...measuredBase, finishedAt: new Date().toISOString() }));
   }
+
+  const probeResults = {};
+  for (const probe of probes) {
+    console.log(`bench: probe ${probe.name} (${probe.title})`);
+    probeResults[probe.name] = await runProbe(probe, runDir, measuredBase);
+    const r = probeResults[probe.name];
+    console.log(r.error ? `bench: probe ${probe.name}: ERROR ${r.error}` : `bench: probe ${probe.name}: ${r.rows.length} row(s)`);
+  }
+
+  const used = new Set([...planned.flatMap((p) => p.fws.map((f) => f.id)), ...probes.flatMap((p) => probeFrameworks(p).map((f) => f.id))]);
+  const fwInfo = catalog.frameworks
+    .filter((f) => used.has(f.id))
+    .map((f) => ({
+      id: f.id,
+      label: f.label,
+      file: f.file,
+      suite: f.suite,
+      baseline: Boolean(f.baseline),
+      version: f.pkg ? packageVersion(f.pkg, HERE) : 'n/a',
+    }));
 
   const finishedAt = new Date();
   const report = {
@@ -454,55 +689,70 @@ async function main() {
     config,
     machine,
     frameworks: fwInfo,
-    scenarios: scenarios.map(({ name, summary, request, expect }) => ({ name, summary, request, expect })),
+    scenarios: records,
     results,
+    probes: probeResults,
   };
-  const markdown = renderMarkdown(report);
-  const json = `${JSON.stringify(report, null, 2)}\n`;
+  summarize(report);
+  writeFileSync(path.join(runDir, 'RESULTS.md'), renderMarkdown(report, catalog.suites));
+  writeFileSync(path.join(runDir, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
 
-  writeFileSync(path.join(runDir, 'RESULTS.md'), markdown);
-  writeFileSync(path.join(runDir, 'results.json'), json);
   if (writeCommitted) {
-    writeFileSync(path.join(HERE, 'RESULTS.md'), markdown);
-    writeFileSync(path.join(HERE, 'results.json'), json);
-    console.log('bench: wrote benchmarks/RESULTS.md and benchmarks/results.json');
+    let written = report;
+    if (narrowed && existsSync(resultsFile)) {
+      const stored = readResults(resultsFile);
+      written = mergeResults(stored, report, order());
+      summarize(written);
+    }
+    const mdFile = path.join(path.dirname(resultsFile), 'RESULTS.md');
+    writeFileSync(resultsFile, `${JSON.stringify(written, null, 2)}\n`);
+    writeFileSync(mdFile, renderMarkdown(written, catalog.suites));
+    console.log(`bench: ${written.merged ? 'merged this run into' : 'wrote'} ${path.relative(process.cwd(), resultsFile) || resultsFile} and RESULTS.md beside it`);
   } else {
     console.log(
-      `bench: partial run (${partialReasons.join('; ')}); RESULTS.md left alone (BENCH_WRITE=1 to overwrite). Report: ${path.join(runDir, 'RESULTS.md')}`,
+      `bench: partial run (${partialReasons.join('; ')}); RESULTS.md left alone (BENCH_WRITE=1 to merge it in). Report: ${path.join(runDir, 'RESULTS.md')}`,
     );
   }
   console.log(`bench: finished in ${fmtDuration(report.elapsedSeconds)}`);
 
-  const failed = Object.entries(results).flatMap(([sn, rows]) =>
-    Object.values(rows)
-      .filter((r) => r.status === 'error')
-      .map((r) => `${sn}/${r.framework}`),
-  );
+  const failed = [
+    ...Object.entries(results).flatMap(([sn, rows]) =>
+      Object.values(rows)
+        .filter((r) => r.status === 'error')
+        .map((r) => `${sn}/${r.framework}`),
+    ),
+    ...Object.entries(probeResults)
+      .filter(([, p]) => p.error)
+      .map(([name]) => `probe ${name}`),
+  ];
   if (failed.length) {
     console.log(`bench: errors in ${failed.join(', ')}`);
     process.exitCode = 1;
   }
 }
 
+/** Reads a results.json of any age into today's shape. */
+function readResults(file) {
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  return normalizeResults(report, (name) => catalog.scenarios.find((s) => s.name === name)?.suite);
+}
+
 /**
  * `node run.mjs --render [file]`: rebuilds RESULTS.md from a results.json
- * (default: ./results.json) without measuring anything, e.g. after a change to
- * the report's layout. Medians and ratios are recomputed from the rounds.
+ * (default: BENCH_RESULTS or ./results.json) without measuring anything, e.g. after a change to
+ * the report's layout. Medians and ratios are recomputed from the rounds; the file is rewritten
+ * in today's shape.
  */
 function render(file) {
-  const report = JSON.parse(readFileSync(file, 'utf8'));
-  const base = report.frameworks.find((f) => f.baseline);
-  for (const rows of Object.values(report.results)) {
-    for (const row of Object.values(rows)) if (row.status === 'ok') summarizeRow(row);
-    if (base) addRatios(rows, base.id);
-  }
+  const report = readResults(file);
+  summarize(report);
   const dir = path.dirname(path.resolve(file));
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(path.join(dir, 'RESULTS.md'), renderMarkdown(report));
+  writeFileSync(path.join(dir, 'RESULTS.md'), renderMarkdown(report, catalog.suites));
   console.log(`bench: rendered ${path.join(dir, 'RESULTS.md')} from ${file}`);
 }
 
-const run = process.argv[2] === '--render' ? async () => render(process.argv[3] ?? path.join(HERE, 'results.json')) : main;
+const run = process.argv[2] === '--render' ? async () => render(process.argv[3] ?? resultsFile) : main;
 
 run().catch((e) => {
   killAll();

@@ -1,14 +1,36 @@
 // One-off correctness check of a server's answer, made before it is loaded.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 
-/** Sends one request on a fresh connection (closed afterwards). */
-export function send(port, request, timeoutMs = 5000) {
+const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+/** Absolute path of a request's `bodyFile` (relative paths are relative to benchmarks/). */
+export function bodyFilePath(request) {
+  return request.bodyFile === undefined ? undefined : path.resolve(BENCH_DIR, request.bodyFile);
+}
+
+/** The bytes of a request's body (`body`, or the file named by `bodyFile`), undefined if none. */
+export function requestBody(request) {
+  if (request.bodyFile !== undefined) return readFileSync(bodyFilePath(request));
+  return request.body === undefined ? undefined : Buffer.from(request.body);
+}
+
+/**
+ * Sends one request on a fresh connection (closed afterwards). `extraHeaders` (e.g. a session
+ * cookie from a scenario's `setup`) are added to the request's own `headers`.
+ */
+export function send(port, request, timeoutMs = 5000, extraHeaders = {}) {
   return new Promise((resolve, reject) => {
-    const headers = {};
-    if (request.body !== undefined) {
-      headers['content-type'] = request.contentType ?? 'application/octet-stream';
-      headers['content-length'] = Buffer.byteLength(request.body);
+    const body = requestBody(request);
+    const headers = { ...request.headers, ...extraHeaders };
+    const has = (name) => Object.keys(headers).some((h) => h.toLowerCase() === name);
+    if (request.contentType !== undefined && !has('content-type')) headers['content-type'] = request.contentType;
+    if (body !== undefined) {
+      if (!has('content-type')) headers['content-type'] = 'application/octet-stream';
+      headers['content-length'] = body.length;
     }
     const req = http.request(
       { host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent: false },
@@ -23,7 +45,7 @@ export function send(port, request, timeoutMs = 5000) {
     );
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
-    req.end(request.body);
+    req.end(body);
   });
 }
 
@@ -59,12 +81,15 @@ export function compare(answer, expect) {
   return problems;
 }
 
-/** Checks the scenario's main request and its extra checks; throws on the first wrong answer. */
-export async function checkScenario(port, scenario) {
-  const cases = [{ request: scenario.request, expect: scenario.expect }, ...(scenario.extraChecks ?? [])];
+/**
+ * Checks the scenario's main request and its extra checks; throws on the first wrong answer.
+ * `headers` (from the scenario's `setup`) go with every request.
+ */
+export async function checkScenario(port, scenario, headers = {}) {
+  const cases = [{ request: scenario.request, expect: scenario.expect ?? {} }, ...(scenario.extraChecks ?? [])];
   let first;
   for (const c of cases) {
-    const answer = await send(port, c.request);
+    const answer = await send(port, c.request, 30_000, headers);
     const problems = compare(answer, c.expect);
     if (problems.length) {
       throw new Error(`wrong answer to ${c.request.method} ${c.request.path}: ${problems.join('; ')}`);

@@ -19,7 +19,10 @@ function readCpuTotals() {
   return { busy: total - idle, total, steal: v[7] ?? 0 };
 }
 
-/** CPU time (ticks) of every user-space process, children already reaped included. */
+/**
+ * CPU time (ticks) of every user-space process, children already reaped included:
+ * Map<pid, { ticks, ppid }>.
+ */
 export function processTimes() {
   const out = new Map();
   for (const name of readdirSync('/proc')) {
@@ -32,22 +35,60 @@ export function processTimes() {
     }
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     if (Number(f[6]) & PF_KTHREAD) continue;
-    out.set(Number(name), Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]));
+    out.set(Number(name), { ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]), ppid: Number(f[1]) });
   }
   return out;
 }
 
 /**
+ * CPU ticks each process not in `exclude` used between two processTimes() snapshots.
+ * Processes born in between count in full. A process that ended in between is not in `after`,
+ * and its whole lifetime's CPU time lands at once in its parent's reaped-children time; what it
+ * had already used at `before` is taken off again, so that a shell reaping a long compile does
+ * not look like a burst of load. (When the parent is excluded, nothing was added, so nothing is
+ * taken off.)
+ */
+function foreignTicks(before, after, exclude) {
+  const ticks = new Map();
+  for (const [pid, a] of after) {
+    if (exclude.has(pid)) continue;
+    const d = a.ticks - (before.get(pid)?.ticks ?? 0);
+    if (d > 0) ticks.set(pid, d);
+  }
+  for (const [pid, b] of before) {
+    if (after.has(pid) || exclude.has(b.ppid) || !ticks.has(b.ppid)) continue;
+    ticks.set(b.ppid, Math.max(0, ticks.get(b.ppid) - b.ticks));
+  }
+  return ticks;
+}
+
+/**
  * CPU seconds used between two processTimes() snapshots by processes not in
- * `exclude` (pids). Processes born in between count in full.
+ * `exclude` (pids).
  */
 export function foreignSeconds(before, after, exclude) {
   let ticks = 0;
-  for (const [pid, t] of after) {
-    if (exclude.has(pid)) continue;
-    ticks += Math.max(0, t - (before.get(pid) ?? 0));
-  }
+  for (const t of foreignTicks(before, after, exclude).values()) ticks += t;
   return ticks / TICKS_PER_SECOND;
+}
+
+/**
+ * The processes behind foreignSeconds(), busiest first: [{ pid, name, seconds }], for saying
+ * what disturbed a slice.
+ */
+export function foreignProcesses(before, after, exclude, limit = 3) {
+  const list = [];
+  for (const [pid, ticks] of foreignTicks(before, after, exclude)) {
+    if (ticks <= 0) continue;
+    let name = '?';
+    try {
+      name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      // exited meanwhile
+    }
+    list.push({ pid, name, seconds: ticks / TICKS_PER_SECOND });
+  }
+  return list.sort((a, b) => b.seconds - a.seconds).slice(0, limit);
 }
 
 /** Starts a window; `end()` returns the steal time (seconds, all CPUs) within it. */

@@ -1,41 +1,13 @@
-// The speed targets the issues set, as ratios of two medians from the same run.
-//   a / b >= min   ("ahead of" is a ratio above 1)
+// Evaluating a suite's speed targets: each is a ratio of two medians from results.json,
+//   a / b >= min   ("ahead of" is a ratio above 1; `strict: true` makes it a / b > min).
+// The targets themselves are data in suites/*.mjs (the core suite's in suites/core.mjs).
 
-import { median } from './report.mjs';
+import { median } from './stats.mjs';
 
-const ahead = (scenario, peer, issue) => ({
-  issue,
-  label: `Velox ahead of ${peer} on ${scenario}`,
-  a: [scenario, 'velox'],
-  b: [scenario, peer],
-  min: 1,
-  strict: true,
-});
-
-export const TARGETS = [
-  { issue: 'core', label: 'Velox ping ≥ 0.95 × raw uWS', a: ['ping', 'velox'], b: ['ping', 'uws'], min: 0.95 },
-  { issue: 'core', label: 'Velox query ≥ 0.95 × raw uWS', a: ['query', 'velox'], b: ['query', 'uws'], min: 0.95 },
-  { issue: 'core', label: 'Velox body ≥ 0.90 × raw uWS', a: ['body', 'velox'], b: ['body', 'uws'], min: 0.9 },
-  ...['ping', 'query', 'body', 'middleware', 'routes'].map((s) => ahead(s, 'hyper-express', 'core')),
-  { issue: 'router', label: 'Velox nested routers ≥ 0.95 × Velox flat route', a: ['nested', 'velox'], b: ['flat', 'velox'], min: 0.95 },
-  { issue: 'router', label: 'Velox validated body ≥ 0.85 × Velox unvalidated body', a: ['validated', 'velox'], b: ['body', 'velox'], min: 0.85 },
-  ...['nested', 'router-middleware', 'validated'].flatMap((s) =>
-    ['hyper-express', 'ultimate-express', 'fastify'].map((peer) => ahead(s, peer, 'router')),
-  ),
-];
-
-/**
- * Ratios that explain a target without being one: how far the handler shape of the body
- * scenarios alone lets raw uWS fall behind raw uWS answering from its data callback, and where
- * Velox stands against that floor.
- */
-export const REFERENCES = [
-  { label: 'raw uWS through the async handler shape (the floor) / raw uWS, body', a: ['body', 'uws-async'], b: ['body', 'uws'] },
-  { label: 'Velox / that floor, body', a: ['body', 'velox'], b: ['body', 'uws-async'] },
-];
+export { REFERENCES, TARGETS } from '../suites/core.mjs';
 
 /** Evaluates every target against a results object; rows whose figures are missing say so. */
-export function evaluateTargets(results, list = TARGETS) {
+export function evaluateTargets(results, list) {
   const rps = ([scenario, fw]) => {
     const row = results.results[scenario]?.[fw];
     return row && row.status === 'ok' ? row.median.rps : Number.NaN;

@@ -13,7 +13,9 @@ export function durationToMs(text) {
  * @returns {{ rps: number, requests: number, seconds: number, p50Ms: number,
  *   p75Ms: number, p90Ms: number, p99Ms: number, avgMs: number,
  *   socketErrors: {connect:number, read:number, write:number, timeout:number},
- *   non2xx: number }}
+ *   non2xx: number, mbps: number }}
+ * `mbps` is wrk's Transfer/sec (bytes read from the server, headers included) in MiB/s: wrk's
+ * "MB" are 2^20 bytes.
  */
 export function parseWrk(output) {
   const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(output);
@@ -32,6 +34,9 @@ export function parseWrk(output) {
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(output);
 
+  const transfer = /^Transfer\/sec:\s+([\d.]+)([KMGTP]?)B\s*$/m.exec(output);
+  const mbps = transfer ? (Number(transfer[1]) * 1024 ** 'BKMGTP'.indexOf(transfer[2] || 'B')) / 2 ** 20 : Number.NaN;
+
   return {
     rps: Number(rps[1]),
     requests: Number(total[1]),
@@ -45,5 +50,6 @@ export function parseWrk(output) {
       ? { connect: +sock[1], read: +sock[2], write: +sock[3], timeout: +sock[4] }
       : { connect: 0, read: 0, write: 0, timeout: 0 },
     non2xx: non2xx ? Number(non2xx[1]) : 0,
+    mbps,
   };
 }

@@ -3,11 +3,13 @@
  * computed once, and runs the request lifecycle (see docs/architecture.md).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
-import { tmpdir } from 'node:os';
+import { connect, createServer as createNetServer } from 'node:net';
+import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proxyAddr from 'proxy-addr';
-import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocketBehavior } from 'uWebSockets.js';
+import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
 import { type ChainFn, FALL_THROUGH, type Fail, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { HeadCache } from './headers.ts';
@@ -24,6 +26,7 @@ import type {
   Method,
   Middleware,
   Mountable,
+  ParamsOf,
   Plugin,
   RouteDefinition,
   RouteHandler,
@@ -60,6 +63,13 @@ export interface ServerOptions {
   exposeErrors?: boolean;
   /** Where errors are logged; `false` for nowhere. Default: `console`. */
   logger?: Logger | false;
+  /**
+   * Treat `/users` and `/users/` as different paths. With `false`, every route (but `/` and
+   * `/*` ones) is registered natively under both spellings, as `@velox/router` does, so both
+   * match at the same cost. A route can say otherwise with `addRoute({ …, strict })`.
+   * WebSocket routes always match exactly. Default: `false`.
+   */
+  strict?: boolean;
 }
 
 /** Options of {@link Server.close}. */
@@ -67,6 +77,81 @@ export interface CloseOptions {
   /** Milliseconds to let in-flight requests finish before their connections are cut. Default: 10000. */
   timeout?: number;
 }
+
+/**
+ * Where an uncaught error came from: a throw nothing caught, or a rejected promise nothing handled.
+ */
+export type UncaughtOrigin = 'uncaughtException' | 'unhandledRejection';
+
+/**
+ * What {@link Server.closeOnSignals} does with an uncaught exception or unhandled rejection, after
+ * logging it: `'shutdown'` closes gracefully (in-flight requests finish) and exits 1, `'exit'`
+ * exits 1 at once, `'log'` keeps running. A function is called first (to report the error) and
+ * returns (or resolves to) one of those; nothing returned means `'shutdown'`. `false` installs
+ * nothing (Node's own behaviour: print and exit 1 at once).
+ * @example
+ * ```ts
+ * app.closeOnSignals({ uncaught: async (err) => { await tracker.report(err); return 'shutdown'; } });
+ * ```
+ */
+export type UncaughtPolicy =
+  | 'shutdown'
+  | 'exit'
+  | 'log'
+  | false
+  | ((error: unknown, origin: UncaughtOrigin) => UncaughtAction | undefined | void | Promise<UncaughtAction | undefined> | Promise<void>);
+
+/**
+ * One of the fixed crash policies of {@link UncaughtPolicy}, which a policy function returns.
+ * @example
+ * ```ts
+ * const pick = (err: unknown): UncaughtAction => (err instanceof TypeError ? 'shutdown' : 'log');
+ * ```
+ */
+export type UncaughtAction = 'shutdown' | 'exit' | 'log';
+
+/**
+ * Options of {@link Server.closeOnSignals}.
+ * @example
+ * ```ts
+ * app.closeOnSignals({ signals: ['SIGTERM'], timeout: 5000, uncaught: 'exit' });
+ * ```
+ */
+export interface CloseOnSignalsOptions {
+  /** The signals that start a graceful shutdown. Default: `['SIGINT', 'SIGTERM']`. */
+  signals?: NodeJS.Signals[];
+  /** Milliseconds in-flight requests get to finish before their connections are cut. Default: 10000. */
+  timeout?: number;
+  /** The crash policy for uncaught exceptions and unhandled rejections. Default: `'shutdown'`. */
+  uncaught?: UncaughtPolicy;
+}
+
+/**
+ * Options of {@link Server.listen}.
+ * @example
+ * ```ts
+ * await app.listen(3000, '0.0.0.0', { reusePort: true });
+ * ```
+ */
+export interface ListenOptions {
+  /**
+   * Share the port with other listeners that ask for sharing too (SO_REUSEPORT; Linux spreads
+   * connections among them). Without it the port is taken exclusively, and a port already in use
+   * is an error. Has no effect with port 0 (a fresh port, shared with nobody). Default: `false`.
+   */
+  reusePort?: boolean;
+}
+
+/**
+ * The Express-form callback of {@link Server.listen}: called once the server listens. Never
+ * called with an error: a failure rejects the promise `listen()` returns.
+ * @example
+ * ```ts
+ * const ready: ListenCallback = ({ port }) => console.log(`listening on ${port}`);
+ * app.listen(3000, ready);
+ * ```
+ */
+export type ListenCallback = (info: ListenInfo) => void;
 
 /** What {@link Server.listen} resolves to. */
 export interface ListenInfo {
@@ -77,11 +162,47 @@ export interface ListenInfo {
 }
 
 /**
+ * What a WebSocket message can be: text, or bytes (a Buffer or any other view, or an ArrayBuffer).
+ * @example
+ * ```ts
+ * const messages: WebSocketMessage[] = ['text', Buffer.from('bytes'), new Uint8Array([1, 2]).buffer];
+ * ```
+ */
+export type WebSocketMessage = string | ArrayBuffer | ArrayBufferView;
+
+/**
+ * Options of {@link Server.publish}.
+ * @example
+ * ```ts
+ * // An adapter delivering a message from another process, without forwarding it again:
+ * app.publish(topic, bytes, isBinary, { local: true });
+ * ```
+ */
+export interface PublishOptions {
+  /**
+   * Deliver in this process only: `onPublish` hooks do not run. A cross-process adapter delivers
+   * the messages it receives from other processes this way, so they are not sent back out.
+   */
+  local?: boolean;
+  /** A socket (uWS's) that must not receive the message: a socket publishing to the others. */
+  exclude?: WebSocket<any>;
+  /** Compress the message (permessage-deflate) for subscribers whose route and client agreed to it. Default: false. */
+  compress?: boolean;
+}
+
+/**
  * A WebSocket route: uWS's behavior, with `upgrade` taking Velox's request and response and
  * returning the user data for the socket (or answering the response itself to refuse).
  */
-export interface WebSocketRoute<UserData = unknown> extends Omit<WebSocketBehavior<UserData>, 'upgrade'> {
-  upgrade?: (req: Request, res: Response) => UserData | Promise<UserData>;
+export interface WebSocketRoute<UserData = unknown, Params = Record<string, string>> extends Omit<WebSocketBehavior<UserData>, 'upgrade'> {
+  upgrade?: (req: Request<Params>, res: Response) => UserData | Promise<UserData>;
+  /**
+   * Called once, when `ws()` adds the route, with the server and the route's pattern: for a
+   * behavior that needs the server (its logger, its hooks) or must check something before it can
+   * serve. A promise it returns holds back `listen()` like an async plugin, and a rejection makes
+   * `listen()` reject with that error (after `listen()`, the rejection is logged).
+   */
+  setup?: (server: Server, pattern: string) => void | Promise<void>;
 }
 
 /**
@@ -128,6 +249,7 @@ interface ScopedMiddleware {
 
 interface Config {
   maxBodyLength: number;
+  strict: boolean;
   secrets: string[];
   trust: ((addr: string, hop: number) => boolean) | undefined;
   tls: boolean;
@@ -175,12 +297,15 @@ export class Server {
     onError: [],
     onListen: [],
     onClose: [],
+    onPublish: [],
   };
 
   #uwsModule: Uws;
   #app: TemplatedApp;
   #middlewares: ScopedMiddleware[] = [];
   #routes = new Map<string, RouteDefinition>();
+  /** The trailing-slash twins core added itself (strict off), to explain a clash with one. */
+  #twins = new WeakSet<RouteDefinition>();
   #errorHandler: ErrorHandler<any, any> = defaultErrorHandler;
   #notFoundHandler: Handler<any, any> = defaultNotFoundHandler;
   #pending: Promise<void> | undefined;
@@ -199,12 +324,15 @@ export class Server {
     if (!(Number.isInteger(maxBodyLength) && maxBodyLength >= 0)) {
       throw invalidOption(`maxBodyLength must be a whole number of bytes, e.g. 1048576 for 1 MiB; got ${options.maxBodyLength}`);
     }
+    const strict = options.strict ?? false;
+    if (typeof strict !== 'boolean') throw invalidOption(`strict must be true or false; got ${String(options.strict)}`);
     const secrets = options.cookieSecret === undefined ? [] : ([] as string[]).concat(options.cookieSecret);
     if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
       throw invalidOption('cookieSecret must be a non-empty string or a list of them (first signs, all verify)');
     }
     this[kConfig] = {
       maxBodyLength,
+      strict,
       secrets,
       trust: compileTrust(options.trustProxy),
       tls: options.tls !== undefined,
@@ -229,6 +357,20 @@ export class Server {
   /** True between a successful `listen()` and `close()`. */
   get listening(): boolean {
     return this.#listenSocket !== undefined;
+  }
+
+  /**
+   * The logger from the options (`console` unless told otherwise), or `undefined` with
+   * `logger: false`: plugins log through it, so that one option silences or redirects them all.
+   * @example
+   * ```ts
+   * const plugin: Plugin = (server) => {
+   *   server.addHook('onListen', () => server.logger?.warn('cache is cold'));
+   * };
+   * ```
+   */
+  get logger(): Logger | undefined {
+    return this[kConfig].logger;
   }
 
   /**
@@ -288,7 +430,9 @@ export class Server {
 
   /**
    * Registers a prepared route; routers flatten themselves into these. Throws if the same method
-   * and pattern is already registered.
+   * and pattern is already registered. Unless the route or the server is `strict`, the route is
+   * registered under its other spelling too (`/a/` for `/a`, and `/a` for `/a/`): that twin is a
+   * route of its own, listed by `routes()` and reported to `onRoute` hooks.
    * @example
    * ```ts
    * app.addRoute({ method: 'GET', path: '/ping', handlers: [(req, res) => res.send('pong')] });
@@ -300,9 +444,21 @@ export class Server {
     if (route.handlers.length === 0 || route.handlers.some((h) => typeof h !== 'function')) {
       throw invalidOption(`${route.method} ${route.path} needs a handler function`);
     }
+    if (route.strict !== undefined && typeof route.strict !== 'boolean') {
+      throw invalidOption(`${route.method} ${route.path}: strict must be true or false; got ${String(route.strict)}`);
+    }
     const key = `${route.method} ${route.path}`;
-    if (this.#routes.has(key)) {
-      throw new VeloxError(ErrorCodes.DUPLICATE_ROUTE, `${route.method} ${route.path} is already registered`);
+    const existing = this.#routes.get(key);
+    if (existing) {
+      const why = this.#twins.has(existing) ? `, as the twin of ${route.method} ${twinOf(route.path)}: ${ONE_PATH}` : '';
+      throw new VeloxError(ErrorCodes.DUPLICATE_ROUTE, `${route.method} ${route.path} is already registered${why}`);
+    }
+    const twin = (route.strict ?? this[kConfig].strict) ? undefined : twinOf(route.path);
+    if (twin !== undefined && this.#routes.has(`${route.method} ${twin}`)) {
+      throw new VeloxError(
+        ErrorCodes.DUPLICATE_ROUTE,
+        `${route.method} ${route.path} is already registered as ${route.method} ${twin}: ${ONE_PATH}`,
+      );
     }
     if (key === 'ANY /*' && this.#mounted) {
       throw new VeloxError(
@@ -313,6 +469,11 @@ export class Server {
     this.#routes.set(key, route);
     for (const hook of this[kHooks].onRoute) hook(route);
     if (this.#mounted) this.#mount(route);
+    if (twin !== undefined) {
+      const definition: RouteDefinition = { ...route, path: twin, strict: true };
+      this.#twins.add(definition);
+      this.addRoute(definition);
+    }
     return this;
   }
 
@@ -329,7 +490,9 @@ export class Server {
 
   /**
    * Adds a WebSocket route. The middlewares run on the upgrade request, as for any HTTP route;
-   * one that answers (say 401) refuses the upgrade.
+   * one that answers (say 401) refuses the upgrade. `close()` ends the route's open sockets with
+   * 1001 (going away). The behavior's `upgrade` sees `req.params` typed from the pattern, and a
+   * behavior made by a generic function (`websocket()` of `@velox/ws`) infers them from it too.
    * @example
    * ```ts
    * app.ws('/chat', requireUser, {
@@ -338,28 +501,57 @@ export class Server {
    * });
    * ```
    */
-  ws<UserData = unknown>(pattern: string, ...args: [...Array<Middleware<any, any>>, WebSocketRoute<UserData>]): this {
-    const behavior = args.pop() as WebSocketRoute<UserData>;
+  ws<UserData = unknown, const Path extends string = string>(
+    pattern: Path,
+    ...args: [...Array<Middleware<any, any>>, WebSocketRoute<UserData, ParamsOf<Path>>]
+  ): this {
+    const behavior = args.pop() as WebSocketRoute<UserData, any>;
     if (!behavior || typeof behavior !== 'object') throw invalidOption('ws() needs a behavior object last');
+    if (behavior.setup !== undefined && typeof behavior.setup !== 'function') throw invalidOption('ws(): behavior.setup must be a function (server, pattern) => …');
     const middlewares = args as Array<Middleware<any, any>>;
     const names = paramNames(pattern);
+    const ready = behavior.setup?.(this, pattern);
+    if (ready && typeof ready.then === 'function') {
+      if (this.#mounted) ready.then(undefined, (err: unknown) => this[kConfig].logger?.error(err));
+      else this.register(() => ready);
+    }
     const register = () => {
-      const upgrade: ChainFn = async (req, res) => {
-        const key = req.get('sec-websocket-key') ?? '';
-        const protocol = req.get('sec-websocket-protocol') ?? '';
-        const extensions = req.get('sec-websocket-extensions') ?? '';
-        const data = behavior.upgrade ? await behavior.upgrade(req, res) : ({} as UserData);
+      const finish = (req: Request, res: Response, data: UserData): void => {
         if (res.finished || res.aborted) return;
-        res._upgrade(data, key, protocol, extensions);
+        if (this.#closing) {
+          // Its socket would open after close() ended the others.
+          res.status(503).set('connection', 'close').send('The server is shutting down');
+          return;
+        }
+        res._upgrade(data, req.get('sec-websocket-key') ?? '', req.get('sec-websocket-protocol') ?? '', req.get('sec-websocket-extensions') ?? '');
+      };
+      const upgrade: ChainFn = (req, res) => {
+        const data = behavior.upgrade ? behavior.upgrade(req, res) : ({} as UserData);
+        if (data !== null && typeof (data as Promise<UserData> | undefined)?.then === 'function') {
+          return (data as Promise<UserData>).then((value) => finish(req, res, value));
+        }
+        finish(req, res, data as UserData);
       };
       const chain = this.#chainFor(pattern, [...middlewares, upgrade]);
       const dispatch = this.#dispatcher('GET', pattern, names, chain, this.#fail([]), false);
-      const { upgrade: _ignored, ...rest } = behavior;
+      const { upgrade: _upgrade, setup: _setup, open, close, ...rest } = behavior;
+      const sockets = this.#sockets;
+      this.#topics = true;
       this.#app.ws<UserData>(pattern, {
         ...(rest as WebSocketBehavior<UserData>),
         upgrade: (ures, ureq, context) => {
           (ures as unknown as Record<symbol, unknown>)[kContext] = context;
           dispatch(ures, ureq);
+        },
+        open: (ws) => {
+          sockets.add(ws as WebSocket<unknown>);
+          if (open) return open(ws);
+        },
+        close: (ws, code, message) => {
+          sockets.delete(ws as WebSocket<unknown>);
+          if (!close) return;
+          const result = close(ws, code, message) as unknown;
+          if (result && typeof (result as Promise<unknown>).then === 'function') this.#trackClose(result as Promise<unknown>);
         },
       });
     };
@@ -368,6 +560,63 @@ export class Server {
     return this;
   }
   #wsRoutes: Array<() => void> = [];
+  /** Whether uWS has a WebSocket route, and so a topic tree to publish to. */
+  #topics = false;
+  /** Open WebSockets of every route, for close(); only WebSocket routes add to it. */
+  #sockets = new Set<WebSocket<unknown>>();
+  /** Promises returned by WebSocket close handlers that have not settled yet. */
+  #closeHandlers = new Set<Promise<unknown>>();
+
+  #trackClose(result: Promise<unknown>): void {
+    const pending = result.then(
+      () => {
+        this.#closeHandlers.delete(pending);
+      },
+      (err: unknown) => {
+        this.#closeHandlers.delete(pending);
+        this[kConfig].logger?.error(err);
+      },
+    );
+    this.#closeHandlers.add(pending);
+  }
+
+  /**
+   * Sends a message to every WebSocket subscribed to `topic`, on every route, and returns how many
+   * subscribers in this process it reached. `onPublish` hooks then see it (a cross-process
+   * adapter forwards it to other processes there). `isBinary` defaults to true for bytes and
+   * false for a string.
+   * @example
+   * ```ts
+   * const reached = app.publish('room:lobby', JSON.stringify({ type: 'notice', text: 'restarting' }));
+   * ```
+   */
+  publish(topic: string, message: WebSocketMessage, isBinary?: boolean, options?: PublishOptions): number {
+    if (typeof topic !== 'string') throw invalidOption(`publish() takes a topic string, got ${typeof topic}`);
+    const bytes = messageBytes(message, 'publish()');
+    const binary = isBinary ?? typeof message !== 'string';
+    const exclude = options?.exclude;
+    // uWS makes its topic tree with the first WebSocket route; before that, asking it crashes.
+    let count = this.#topics ? this.#app.numSubscribers(topic) : 0;
+    if (count > 0) {
+      const compress = options?.compress === true;
+      // uWS's publish from a socket skips that socket, but sends nothing at all from a socket
+      // with no subscriptions: one not subscribed to the topic cannot receive it anyway.
+      if (exclude?.isSubscribed(topic)) {
+        if (--count > 0) exclude.publish(topic, bytes, binary, compress);
+      } else this.#app.publish(topic, bytes, binary, compress);
+    }
+    if (options?.local !== true) {
+      const hooks = this[kHooks].onPublish;
+      for (let i = 0; i < hooks.length; i++) {
+        try {
+          hooks[i]!(topic, message, binary);
+        } catch (err) {
+          this[kConfig].logger?.error(err);
+        }
+      }
+    }
+    return count;
+  }
 
   /**
    * Replaces the error handler. It gets every error thrown, rejected or passed to `next(err)`.
@@ -396,7 +645,7 @@ export class Server {
   }
 
   /**
-   * Adds a lifecycle hook. Names: onRoute, onRequest, onSend, onResponse, onError, onListen, onClose.
+   * Adds a lifecycle hook. Names: onRoute, onRequest, onSend, onResponse, onError, onListen, onClose, onPublish.
    * @example
    * ```ts
    * app.addHook('onResponse', (req, res) => metrics.count(res.statusCode));
@@ -454,7 +703,7 @@ export class Server {
 
   /**
    * Adds a property to this server (not to other servers), such as a method a plugin offers its
-   * users (`app.publish(...)`). Declare its type with module augmentation of `Server`. A name
+   * users (`app.metrics()`, say). Declare its type with module augmentation of `Server`. A name
    * the server already has throws `VELOX_ERR_DECORATION_CONFLICT`.
    * @example
    * ```ts
@@ -511,14 +760,44 @@ export class Server {
   }
 
   /**
-   * Listens on a port (0 picks a free one) and host, or on a Unix socket path.
+   * Listens on a port (0 picks a free one) and host, or on a Unix socket path. The port is taken
+   * exclusively: a port another server or program already listens on rejects with
+   * `VELOX_ERR_LISTEN_FAILED`, saying it is in use. `{ reusePort: true }` shares it on purpose
+   * with other listeners that set it too (the kernel spreads connections among them).
+   * A callback last (the Express form) is called with the {@link ListenInfo} once listening; it is
+   * never called with an error: a failure rejects the returned promise.
    * @example
    * ```ts
    * const { port } = await app.listen(3000, '0.0.0.0');
+   * await app.listen(3000, '0.0.0.0', { reusePort: true });
+   * app.listen(3000, ({ port }) => console.log(`listening on ${port}`));
    * await app.listen('/run/app.sock');
    * ```
    */
-  async listen(portOrPath: number | string, host?: string): Promise<ListenInfo> {
+  listen(portOrPath: number | string, callback?: ListenCallback): Promise<ListenInfo>;
+  listen(portOrPath: number | string, host: string | undefined, callback?: ListenCallback): Promise<ListenInfo>;
+  listen(portOrPath: number | string, options: ListenOptions, callback?: ListenCallback): Promise<ListenInfo>;
+  listen(portOrPath: number | string, host: string | undefined, options: ListenOptions, callback?: ListenCallback): Promise<ListenInfo>;
+  listen(portOrPath: number | string, ...rest: unknown[]): Promise<ListenInfo> {
+    let target: ListenTarget;
+    let callback: ListenCallback | undefined;
+    try {
+      ({ target, callback } = parseListenArgs(portOrPath, rest));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const listening = this.#listen(target);
+    if (!callback) return listening;
+    const cb = callback;
+    // Chained on, so a callback user who never awaits still sees a failure as an unhandled
+    // rejection (the process stops with the message), as Node's http does with EADDRINUSE.
+    return listening.then((info) => {
+      cb(info);
+      return info;
+    });
+  }
+
+  async #listen(target: ListenTarget): Promise<ListenInfo> {
     if (this.#listenSocket) throw invalidOption('The server is already listening');
     await this.ready();
     if (!this.#mounted) {
@@ -526,28 +805,34 @@ export class Server {
       this.#mountAll();
     }
     const uws = this.#uwsModule;
-    const isPath = typeof portOrPath === 'string' && !/^\d+$/.test(portOrPath);
-    const info = await new Promise<ListenInfo>((resolve, reject) => {
-      const done = (socket: us_listen_socket | false) => {
-        if (!socket) {
-          const where = isPath ? String(portOrPath) : `${host ?? '0.0.0.0'}:${portOrPath}`;
-          return reject(new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${where} (in use, or not allowed)`));
-        }
-        this.#listenSocket = socket;
-        resolve(isPath ? { port: 0, host: String(portOrPath) } : { port: uws.us_socket_local_port(socket), host: host ?? '0.0.0.0' });
-      };
-      if (isPath) this.#app.listen_unix(done, portOrPath as string);
-      else if (host) this.#app.listen(host, Number(portOrPath), done);
-      else this.#app.listen(Number(portOrPath), done);
+    if (target.path !== undefined) {
+      // uWS unlinks whatever is at the path before binding: a live server's socket or any file.
+      const refusal = await checkSocketPath(target.path);
+      if (refusal) throw refusal;
+    }
+    const socket = await new Promise<us_listen_socket | false>((resolve) => {
+      if (target.path !== undefined) this.#app.listen_unix(resolve, target.path);
+      else {
+        // The native listen reads (host?, port, options, callback); its typings lack the host form.
+        const options = target.reusePort ? LIBUS_LISTEN_DEFAULT : LIBUS_LISTEN_EXCLUSIVE_PORT;
+        const listen = this.#app.listen as unknown as (...args: unknown[]) => void;
+        if (target.host) listen.call(this.#app, target.host, target.port, options, resolve);
+        else listen.call(this.#app, target.port, options, resolve);
+      }
     });
+    if (!socket) throw await listenFailed(target);
+    this.#listenSocket = socket;
+    const info: ListenInfo =
+      target.path !== undefined ? { port: 0, host: target.path } : { port: uws.us_socket_local_port(socket), host: target.host ?? '0.0.0.0' };
     this.#closing = false;
     for (const hook of this[kHooks].onListen) await hook(this);
     return info;
   }
 
   /**
-   * Stops accepting connections, lets in-flight requests finish (up to `timeout` ms), then closes
-   * every connection. Responses sent meanwhile carry `Connection: close`.
+   * Stops accepting connections and ends every open WebSocket with 1001 (going away); lets
+   * in-flight requests and the promises of WebSocket close handlers finish (up to `timeout` ms),
+   * then closes every connection. Responses sent meanwhile carry `Connection: close`.
    * @example
    * ```ts
    * process.on('SIGTERM', () => app.close({ timeout: 5000 }));
@@ -560,24 +845,132 @@ export class Server {
     this.#closing = true;
     this.#listenSocket = undefined;
     this.#uwsModule.us_listen_socket_close(socket);
+    const waits: Array<Promise<unknown>> = [];
     if (this.#inflightCount > 0) {
       for (const res of this.#inflightList()) res._closeAfter();
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          for (const res of this.#inflightList()) res.destroy();
-          resolve();
-        }, timeout);
-        this.#drained = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      waits.push(new Promise<void>((resolve) => (this.#drained = resolve)));
+    }
+    // Each end() sends a close frame and runs the socket's close handler at once.
+    for (const ws of [...this.#sockets]) {
+      try {
+        ws.end(1001, 'Server shutting down');
+      } catch (err) {
+        this[kConfig].logger?.error(err);
+      }
+    }
+    if (this.#closeHandlers.size > 0) waits.push(Promise.all([...this.#closeHandlers]));
+    if (waits.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([
+        Promise.all(waits).then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(resolve, timeout, false))),
+      ]);
+      clearTimeout(timer);
+      if (!finished) for (const res of this.#inflightList()) res.destroy();
       this.#drained = undefined;
     }
     // Closes the sockets still open (idle keep-alive ones); present in the native binary, missing from its .d.ts.
     (this.#app as TemplatedApp & { close(): void }).close();
     for (const hook of this[kHooks].onClose) await hook(this);
   }
+
+  /**
+   * Shuts the process down cleanly on a signal, and installs the crash policy. On the first of
+   * `signals` it stops accepting, lets in-flight requests finish (up to `timeout` ms), runs
+   * `onClose` hooks (via {@link Server.close}) and exits 0; a second signal exits at once
+   * (128 + the signal's number). An uncaught exception or unhandled rejection is logged with the
+   * logger, then handled by `uncaught`: `'shutdown'` (default: the same graceful close, exit 1),
+   * `'exit'` (exit 1 at once), `'log'` (keep running), a function that reports the error and
+   * returns one of those, or `false` (leave Node's own behaviour). Returns a function that removes
+   * every handler it installed.
+   * @example
+   * ```ts
+   * const app = new Server();
+   * app.get('/', (req, res) => res.send('Hi'));
+   * await app.listen(3000);
+   * const uninstall = app.closeOnSignals({ timeout: 5000 });
+   * ```
+   */
+  closeOnSignals(options: CloseOnSignalsOptions = {}): () => void {
+    if (this.#uninstallSignals) {
+      throw invalidOption('closeOnSignals() is already installed on this server; call the function it returned to remove it first');
+    }
+    const { signals, timeout, uncaught } = parseSignalOptions(options);
+    const logger = this[kConfig].logger;
+    let shutting = false;
+    let exitCode = 0;
+    const shutdown = (code: number): void => {
+      exitCode = Math.max(exitCode, code);
+      if (shutting) return;
+      shutting = true;
+      // The drain is bounded by close() itself; this bounds the onClose hooks that follow it.
+      const limit = timeout + ON_CLOSE_GRACE;
+      const force = setTimeout(() => {
+        logger?.error(`Shutdown did not finish within ${limit} ms (an onClose hook still runs); exiting now`);
+        process.exit(exitCode || 1);
+      }, limit);
+      this.close({ timeout }).then(
+        () => {
+          clearTimeout(force);
+          process.exit(exitCode);
+        },
+        (err: unknown) => {
+          clearTimeout(force);
+          logger?.error(err);
+          process.exit(exitCode || 1);
+        },
+      );
+    };
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (shutting) {
+        logger?.warn(`${signal} received again: exiting now`);
+        process.exit(128 + (osConstants.signals[signal] ?? 0));
+      }
+      logger?.info?.(`${signal} received: closing (in-flight requests get up to ${timeout} ms)`);
+      shutdown(0);
+    };
+    const apply = (policy: UncaughtAction): void => {
+      if (policy === 'log') return;
+      if (policy === 'exit') process.exit(1);
+      shutdown(1);
+    };
+    const onCrash = (error: unknown, origin: UncaughtOrigin): void => {
+      logger?.error(origin === 'unhandledRejection' ? 'Unhandled promise rejection:' : 'Uncaught exception:', error);
+      if (typeof uncaught !== 'function') return apply(uncaught as UncaughtAction);
+      let decided: unknown;
+      try {
+        decided = uncaught(error, origin);
+      } catch (err) {
+        logger?.error('The uncaught handler of closeOnSignals() threw:', err);
+        return apply('shutdown');
+      }
+      Promise.resolve(decided).then(
+        (policy) => {
+          if (policy === undefined) return apply('shutdown');
+          if (policy === 'shutdown' || policy === 'exit' || policy === 'log') return apply(policy);
+          logger?.error(`The uncaught handler of closeOnSignals() returned ${String(policy)}; expected 'shutdown', 'exit' or 'log'. Shutting down.`);
+          apply('shutdown');
+        },
+        (err: unknown) => {
+          logger?.error('The uncaught handler of closeOnSignals() failed:', err);
+          apply('shutdown');
+        },
+      );
+    };
+    const listeners: Array<[string, (...args: any[]) => void]> = signals.map((signal) => [signal, onSignal]);
+    if (uncaught !== false) {
+      listeners.push(['uncaughtException', (error: unknown) => onCrash(error, 'uncaughtException')]);
+      listeners.push(['unhandledRejection', (reason: unknown) => onCrash(reason, 'unhandledRejection')]);
+    }
+    for (const [event, listener] of listeners) process.on(event, listener);
+    const uninstall = (): void => {
+      for (const [event, listener] of listeners) process.removeListener(event, listener);
+      if (this.#uninstallSignals === uninstall) this.#uninstallSignals = undefined;
+    };
+    this.#uninstallSignals = uninstall;
+    return uninstall;
+  }
+  #uninstallSignals: (() => void) | undefined;
 
   /**
    * Answers a request with the not-found handler, for a route that found nothing to do
@@ -808,6 +1201,18 @@ export class Server {
   }
 }
 
+const ONE_PATH =
+  "with strict off, a path with and without a trailing slash is one path (new Server({ strict: true }) or addRoute({ strict: true }) tells them apart)";
+
+/**
+ * The other spelling of a route's path, with or without a trailing slash; none for `/` and for
+ * a `/*` route (which matches what follows the slash already).
+ */
+function twinOf(path: string): string | undefined {
+  if (path === '/' || path.endsWith('/*')) return undefined;
+  return path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
+}
+
 function defaultErrorHandler(err: any, req: Request, res: Response): void {
   const raw = Number(err?.status ?? err?.statusCode);
   const status = Number.isInteger(raw) && raw >= 400 && raw <= 599 ? raw : 500;
@@ -898,4 +1303,141 @@ function createTlsApp(uws: Uws, tls: TlsOptions): TemplatedApp {
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A message as uWS takes it: strings, ArrayBuffers and typed arrays as they are, a DataView as bytes. */
+function messageBytes(message: WebSocketMessage, where: string): string | ArrayBuffer | Uint8Array {
+  if (typeof message === 'string' || message instanceof ArrayBuffer) return message;
+  if (ArrayBuffer.isView(message)) {
+    return message instanceof Uint8Array ? message : new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
+  }
+  throw invalidOption(`${where} sends a string, an ArrayBuffer or a Buffer (any typed array); got ${message === null ? 'null' : typeof message}`);
+}
+
+/** Time the onClose hooks get after the drain, before a shutdown from closeOnSignals() gives up and exits 1. */
+const ON_CLOSE_GRACE = 5_000;
+
+function parseSignalOptions(options: CloseOnSignalsOptions): Required<CloseOnSignalsOptions> {
+  if (options === null || typeof options !== 'object') throw invalidOption('closeOnSignals() takes an options object: { signals, timeout, uncaught }');
+  const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
+  if (!Array.isArray(signals) || signals.length === 0) throw invalidOption("closeOnSignals(): signals is a non-empty list such as ['SIGINT', 'SIGTERM']");
+  for (const signal of signals) {
+    if (typeof signal !== 'string' || !(signal in osConstants.signals)) throw invalidOption(`closeOnSignals(): unknown signal ${String(signal)}; use names such as 'SIGTERM'`);
+    if (signal === 'SIGKILL' || signal === 'SIGSTOP') throw invalidOption(`closeOnSignals(): ${signal} cannot be caught; use SIGTERM or SIGINT`);
+  }
+  const timeout = options.timeout ?? 10_000;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0) {
+    throw invalidOption(`closeOnSignals(): timeout is the milliseconds in-flight requests get, e.g. 10000; got ${String(options.timeout)}`);
+  }
+  const uncaught = options.uncaught ?? 'shutdown';
+  if (!(uncaught === false || uncaught === 'shutdown' || uncaught === 'exit' || uncaught === 'log' || typeof uncaught === 'function')) {
+    throw invalidOption(`closeOnSignals(): uncaught is 'shutdown', 'exit', 'log', false or a function (error, origin) => policy; got ${String(uncaught)}`);
+  }
+  return { signals, timeout, uncaught };
+}
+
+/** uSockets' listen options (uWS's `ListenOptions` enum, which its typings declare as a const-less enum). */
+const LIBUS_LISTEN_DEFAULT = 0;
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+interface ListenTarget {
+  port: number;
+  host?: string;
+  path?: string;
+  reusePort: boolean;
+}
+
+/** Reads listen()'s arguments: port or path, then host?, options?, callback? in that order. */
+function parseListenArgs(portOrPath: unknown, rest: unknown[]): { target: ListenTarget; callback: ListenCallback | undefined } {
+  const usage = 'write listen(port, host?, { reusePort }?, callback?), e.g. listen(3000, "0.0.0.0"), or listen("/path/to.sock")';
+  let callback: ListenCallback | undefined;
+  if (typeof rest[rest.length - 1] === 'function') callback = rest.pop() as ListenCallback;
+  let host: string | undefined;
+  let options: ListenOptions = {};
+  if (rest.length > 0 && (typeof rest[0] === 'string' || rest[0] === undefined)) host = rest.shift() as string | undefined;
+  if (rest.length > 0 && rest[0] !== undefined) {
+    if (typeof rest[0] !== 'object' || rest[0] === null) throw invalidOption(`listen(): unexpected ${describeArg(rest[0])}; ${usage}`);
+    options = rest.shift() as ListenOptions;
+  } else if (rest.length > 0) rest.shift();
+  if (rest.length > 0) throw invalidOption(`listen(): too many arguments; ${usage}`);
+  if (host !== undefined && (host.length === 0 || /\s/.test(host))) throw invalidOption(`listen(): host must be an address or name such as "127.0.0.1" or "::", got ${JSON.stringify(host)}`);
+  const unknown = Object.keys(options).filter((key) => key !== 'reusePort');
+  if (unknown.length > 0) throw invalidOption(`listen(): unknown option ${unknown.join(', ')}; the options are { reusePort }`);
+  if (options.reusePort !== undefined && typeof options.reusePort !== 'boolean') throw invalidOption('listen(): reusePort must be true or false');
+  const reusePort = options.reusePort === true;
+  if (typeof portOrPath === 'string' && portOrPath.length > 0 && !/^\d+$/.test(portOrPath)) {
+    if (host !== undefined || reusePort) throw invalidOption(`listen("${portOrPath}") is a Unix socket path: it takes no host and no reusePort`);
+    return { target: { port: 0, path: portOrPath, reusePort: false }, callback };
+  }
+  const port = typeof portOrPath === 'string' ? Number(portOrPath) : portOrPath;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw invalidOption(`listen(): the port must be a whole number from 0 to 65535 (0 picks a free one), got ${describeArg(portOrPath)}; ${usage}`);
+  }
+  return { target: host === undefined ? { port, reusePort } : { port, host, reusePort }, callback };
+}
+
+function describeArg(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' || typeof value === 'function' ? typeof value : String(value);
+}
+
+/** Refuses a Unix socket path that holds something other than a socket, or a socket a server accepts on. */
+async function checkSocketPath(path: string): Promise<VeloxError | undefined> {
+  let isSocket: boolean;
+  try {
+    isSocket = (await lstat(path)).isSocket();
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${path}: ${(cause as Error).message}`, { cause });
+  }
+  if (!isSocket) return new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${path}: a file that is not a socket is there, and Velox does not replace it`);
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+  if (!live) return undefined; // a stale socket file left by a server that stopped: uWS replaces it
+  const cause = Object.assign(new Error(`listen EADDRINUSE: address already in use ${path}`), { code: 'EADDRINUSE' });
+  return new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${path}: the socket path is in use (another server accepts connections there)`, { cause });
+}
+
+/**
+ * uWS only says that listening failed. Binding the same address with node:net gives the reason
+ * (EADDRINUSE, EACCES, EADDRNOTAVAIL…), which becomes the message and the error's cause.
+ */
+async function listenFailed(target: ListenTarget): Promise<VeloxError> {
+  const where = target.path ?? `${target.host ?? 'every address'}, port ${target.port}`;
+  const cause = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    const probe = createNetServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+    const address = target.path !== undefined ? { path: target.path } : { port: target.port, host: target.host, exclusive: true };
+    probe.listen(address, () => probe.close(() => resolve(undefined)));
+  });
+  let why: string;
+  switch (cause?.code) {
+    case 'EADDRINUSE':
+      why =
+        target.path !== undefined
+          ? 'the socket path is in use (another server listens there, or a stale socket file is left: remove it)'
+          : target.reusePort
+            ? 'the port is already in use by a listener that does not share it'
+            : 'the port is already in use (by another server or program; stop it, choose another port, or share the port on purpose: both sides listen with { reusePort: true })';
+      break;
+    case 'EACCES':
+    case 'EPERM':
+      why = target.path !== undefined ? 'permission denied' : 'permission denied (ports below 1024 need privileges)';
+      break;
+    case 'EADDRNOTAVAIL':
+      why = `${target.host} is not an address of this machine`;
+      break;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      why = `the host name ${target.host} does not resolve`;
+      break;
+    default:
+      why = cause ? (cause.message ?? String(cause)) : 'the address could not be bound';
+  }
+  return new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${where}: ${why}`, { cause });
 }

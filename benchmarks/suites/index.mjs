@@ -1,0 +1,13 @@
+// Every benchmark suite, in the order of its section in RESULTS.md. Each module's default
+// export is one suite (see benchmarks/README.md, "Suites"). Fill in a suite's own file;
+// this list does not need to change.
+
+import cluster from './cluster.mjs';
+import core from './core.mjs';
+import expressMw from './express-mw.mjs';
+import multipart from './multipart.mjs';
+import session from './session.mjs';
+import staticFiles from './static.mjs';
+import ws from './ws.mjs';
+
+export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw];
