@@ -4,7 +4,7 @@
  * messages before this id".
  */
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
+import type { RedisConnection } from '@velox/redis';
 
 /** One chat message, as the API and the sockets send it. */
 export interface ChatMessage {
@@ -75,39 +75,39 @@ export class MemoryMessages implements MessageStore {
 }
 
 /**
- * History in Redis: one list per room (`chat:room:<name>`), trimmed to the last 500.
+ * History in Redis: one list per room (`<prefix>room:<name>`), trimmed to the last 500, on a
+ * connection the app shares with its session store.
  * @example
  * ```ts
- * const store = await RedisMessages.connect('redis://127.0.0.1:6379');
+ * const store = new RedisMessages(connection, 'chat:');
  * ```
  */
 export class RedisMessages implements MessageStore {
-  #client: ReturnType<typeof createClient>;
+  #redis: RedisConnection;
+  #prefix: string;
 
-  private constructor(client: ReturnType<typeof createClient>) {
-    this.#client = client;
-  }
-
-  static async connect(url: string): Promise<RedisMessages> {
-    const client = createClient({ url, disableOfflineQueue: true });
-    client.on('error', (err: Error) => console.error(`chat history: ${err.message}`));
-    await client.connect();
-    return new RedisMessages(client);
+  constructor(redis: RedisConnection, prefix: string) {
+    this.#redis = redis;
+    this.#prefix = prefix;
   }
 
   async add(room: string, message: Omit<ChatMessage, 'id' | 'at'>): Promise<ChatMessage> {
     const stored = stamp(message);
-    const key = `chat:room:${room}`;
-    await this.#client.multi().rPush(key, JSON.stringify(stored)).lTrim(key, -KEEP, -1).exec();
+    const key = `${this.#prefix}room:${room}`;
+    await this.#redis.command('RPUSH', key, JSON.stringify(stored));
+    await this.#redis.command('LTRIM', key, -KEEP, -1);
     return stored;
   }
 
   async page(room: string, limit: number, before?: string): Promise<Page> {
-    const all = (await this.#client.lRange(`chat:room:${room}`, 0, -1)).map((text) => JSON.parse(text) as ChatMessage);
-    return slice(all, limit, before);
+    const list = (await this.#redis.command('LRANGE', `${this.#prefix}room:${room}`, 0, -1)) as string[];
+    return slice(
+      list.map((text) => JSON.parse(text) as ChatMessage),
+      limit,
+      before,
+    );
   }
 
-  async close(): Promise<void> {
-    if (this.#client.isOpen) await this.#client.quit();
-  }
+  /** The connection belongs to the app, which closes it. */
+  async close(): Promise<void> {}
 }

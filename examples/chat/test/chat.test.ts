@@ -73,6 +73,9 @@ describe('examples/chat in chromium', () => {
     await cy.page.waitForFunction(() => [...document.querySelectorAll('#messages .message p')].some((p) => p.textContent === 'anyone in random?'));
     expect(await messages(cy.page)).toEqual(['anyone in random?']);
     expect(await messages(bob.page)).toEqual(['hello bob', 'hi ana']);
+    // What a user sees: the README's screenshot is this page (CHAT_SCREENSHOT=examples/chat/screenshot.png).
+    const shot = await ana.page.screenshot({ path: process.env.CHAT_SCREENSHOT ?? join(uploads, 'chat.png') });
+    expect(shot.subarray(1, 4).toString()).toBe('PNG');
     for (const user of [ana, bob, cy]) await user.context.close();
   });
 
