@@ -186,6 +186,7 @@ async function main() {
   const { ok, body } = await api('/api/me');
   if (!ok) {
     $('signin').hidden = false;
+    $('name').focus();
     return;
   }
   state.me = body;
