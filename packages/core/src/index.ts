@@ -7,6 +7,8 @@ export { Request } from './request.ts';
 export { Response } from './response.ts';
 export { VeloxError, ErrorCodes } from './errors.ts';
 
+export type { ExpressApp } from './express-app.ts';
+export type { NodeSocket } from './node-request.ts';
 export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute, Decoration } from './server.ts';
 export type { Query, Headers } from './request.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
@@ -14,6 +16,7 @@ export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
 export type {
   Handler,
   Middleware,
+  ErrorMiddleware,
   Next,
   ErrorHandler,
   Plugin,

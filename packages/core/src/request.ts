@@ -11,10 +11,12 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { As, Body } from './body.ts';
 import { Bag } from './bag.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import { type ExpressRequest, installRequestHelpers } from './express-helpers.ts';
+import { installNodeRequest, type NodeRequest } from './node-request.ts';
 import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
-import { kConfig } from './symbols.ts';
+import { kConfig, kOriginalUrl } from './symbols.ts';
 
 /** Parsed query string: repeated keys become arrays. */
 export type Query = Record<string, string | string[] | undefined>;
@@ -30,6 +32,9 @@ export type Headers = Record<string, string | undefined>;
 const WHOLE_HEADERS = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'cookie']);
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
+
+// The members node-request.ts and express-helpers.ts define on the prototype (see the end of this file).
+export interface Request<Params = Record<string, string>> extends NodeRequest, ExpressRequest {}
 
 /**
  * The incoming HTTP request, handed to every middleware and handler.
@@ -47,6 +52,7 @@ const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
  * }
  * ```
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above types what those files install.
 export class Request<Params = Record<string, string>> {
   /** The server that received this request. */
   readonly server: Server;
@@ -106,11 +112,15 @@ export class Request<Params = Record<string, string>> {
     return q ? `${this.path}?${q}` : this.path;
   }
   set url(value: string) {
-    // Some Express middlewares rewrite req.url; keep path and query in step.
+    // Some Express middlewares rewrite req.url, and so do mount points: keep path and query in
+    // step, keep the parsed query when the query string did not change, and remember the URL as
+    // received for req.originalUrl (node-request.ts).
+    (this as { [kOriginalUrl]?: string })[kOriginalUrl] ??= this.url;
     const i = value.indexOf('?');
+    const rawQuery = i < 0 ? '' : value.slice(i + 1);
     this.#path = i < 0 ? value : value.slice(0, i);
-    this.#rawQuery = i < 0 ? '' : value.slice(i + 1);
-    this.#query = undefined;
+    if (rawQuery !== this.#rawQuery) this.#query = undefined;
+    this.#rawQuery = rawQuery;
   }
 
   /** The raw query string, without `?`. */
@@ -189,28 +199,34 @@ export class Request<Params = Record<string, string>> {
     return this.get(name);
   }
 
-  /** Cookies sent with the request. */
+  /**
+   * Cookies sent with the request. With `parseCookies: false`, whatever a middleware (such as
+   * cookie-parser) set here, else undefined. A middleware may assign it.
+   */
   get cookies(): Record<string, string> {
-    if (this.#cookies) return this.#cookies;
+    if (this.#cookies || !this.server[kConfig].parseCookies) return this.#cookies!;
     const header = this.get('cookie');
     return (this.#cookies = header ? (parseCookie(header) as Record<string, string>) : new Bag<string>());
+  }
+  set cookies(value: Record<string, string>) {
+    this.#cookies = value;
   }
 
   /**
    * Cookies set with `res.cookie(name, value, { signed: true })` whose signature checks out
-   * against any of the server's `cookieSecret`s; a tampered cookie reads as `false`.
+   * against any of the server's `cookieSecret`s; a tampered cookie reads as `false`. Without a
+   * `cookieSecret` nothing can be verified, and this is empty. With `parseCookies: false`,
+   * whatever a middleware set here. A middleware may assign it.
    */
   get signedCookies(): Record<string, string | false> {
-    if (this.#signedCookies) return this.#signedCookies;
+    if (this.#signedCookies || !this.server[kConfig].parseCookies) return this.#signedCookies!;
     const secrets = this.server[kConfig].secrets;
     const out = new Bag<string | false>();
+    if (secrets.length === 0) return (this.#signedCookies = out);
     const cookies = this.cookies;
     for (const name in cookies) {
       const value = cookies[name]!;
       if (!value.startsWith('s:')) continue;
-      if (secrets.length === 0) {
-        throw new VeloxError(ErrorCodes.NO_COOKIE_SECRET, 'Signed cookies need the cookieSecret option', { status: 500 });
-      }
       out[name] = false;
       for (const secret of secrets) {
         const plain = unsign(value.slice(2), secret);
@@ -221,6 +237,9 @@ export class Request<Params = Record<string, string>> {
       }
     }
     return (this.#signedCookies = out);
+  }
+  set signedCookies(value: Record<string, string | false>) {
+    this.#signedCookies = value;
   }
 
   /** The address of the peer that opened the connection. */
@@ -426,6 +445,11 @@ export class Request<Params = Record<string, string>> {
     this.#ureq = null;
   }
 
+  /** @internal The body, started if it is not yet (null when none was announced); for node-request.ts. */
+  _nodeBody(): Body | null {
+    return this.#getBody();
+  }
+
   /** @internal The uWS callback returned after the response was sent: uWS's request is gone. */
   _release(): void {
     this.#ureq = null;
@@ -452,6 +476,10 @@ export class Request<Params = Record<string, string>> {
     return this.#body?.overflowed === true;
   }
 }
+
+// The Node.js IncomingMessage surface and Express's request helpers (see those files).
+installNodeRequest(Request.prototype);
+installRequestHelpers(Request.prototype);
 
 /**
  * The value of a Content-Length header uWS accepted (it frames the body by it, so it is digits).

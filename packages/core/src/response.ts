@@ -11,10 +11,12 @@ import type { HttpResponse, us_socket_context_t } from 'uWebSockets.js';
 import { Bag } from './bag.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import { type ExpressResponse, installResponseHelpers } from './express-helpers.ts';
 import { type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
+import { headersFromArgs, implicitHead, installNodeResponse, type NodeResponse, observedSend } from './node-response.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
-import { kConfig, kContext, kHooks } from './symbols.ts';
+import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
 
 /** Options of {@link Response.cookie}. */
 export interface CookieOptions extends Omit<SerializeOptions, 'encode' | 'maxAge'> {
@@ -103,6 +105,9 @@ const TYPES: Record<string, string> = {
   events: 'text/event-stream',
 };
 
+// The members node-response.ts and express-helpers.ts define on the prototype (see the end of this file).
+export interface Response extends NodeResponse, ExpressResponse {}
+
 /**
  * The response, handed to every middleware and handler. Every write is corked; writes after
  * the client left are dropped quietly.
@@ -114,6 +119,7 @@ const TYPES: Record<string, string> = {
  * });
  * ```
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above types what those files install.
 export class Response extends LazyEmitter {
   /** The server that received the request. */
   readonly server: Server;
@@ -162,9 +168,9 @@ export class Response extends LazyEmitter {
     this.#locals = value;
   }
 
-  /** True once the status line and headers went out. */
+  /** True once the status line and headers went out, or `writeHead()` committed them (as in Node). */
   get headersSent(): boolean {
-    return this.#headersSent;
+    return this.#headersSent || (this as { [kCommitted]?: boolean })[kCommitted] === true;
   }
 
   /** True once the response was fully handed to uWS. */
@@ -464,12 +470,12 @@ export class Response extends LazyEmitter {
   send(body?: unknown): this {
     if (typeof body === 'string') {
       this.#defaultType(TYPES.text!);
-      this.#end(body);
+      this.#finish(body);
     } else if (body === undefined || body === null) {
-      this.#end('');
+      this.#finish('');
     } else if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
       this.#defaultType(TYPES.bin!);
-      this.#end(body);
+      this.#finish(body);
     } else {
       this.json(body);
     }
@@ -486,7 +492,7 @@ export class Response extends LazyEmitter {
   json(value: unknown): this {
     const text = JSON.stringify(value);
     this.#defaultType(TYPES.json!);
-    this.#end(text ?? 'null');
+    this.#finish(text ?? 'null');
     return this;
   }
 
@@ -499,7 +505,7 @@ export class Response extends LazyEmitter {
    */
   html(markup: string): this {
     this.setHeader('content-type', TYPES.html!);
-    this.#end(markup);
+    this.#finish(markup);
     return this;
   }
 
@@ -516,7 +522,7 @@ export class Response extends LazyEmitter {
     const location = typeof statusOrUrl === 'string' ? statusOrUrl : url!;
     this.status(status).setHeader('location', encodeURI(decodeSafe(location)));
     this.setHeader('content-type', TYPES.text!);
-    this.#end(`${STATUS_CODES[status] ?? 'Redirecting'}. Redirecting to ${location}`);
+    this.#finish(`${STATUS_CODES[status] ?? 'Redirecting'}. Redirecting to ${location}`);
     return this;
   }
 
@@ -530,16 +536,28 @@ export class Response extends LazyEmitter {
   sendStatus(code: number): this {
     this.status(code);
     if (code === 204 || code === 304) {
-      this.#end('');
+      this.#finish('');
       return this;
     }
     return this.send(STATUS_CODES[code] ?? String(code));
   }
 
-  /** Node-style: sets the status and, optionally, headers. */
-  writeHead(code: number, headers?: Record<string, HeaderValue | number>): this {
+  /**
+   * Node-style: sets the status and, optionally, headers (an object, or Node's flat
+   * [name, value, …] list), and commits them: `headersSent` is true from here on, as in Node.
+   * The head goes out with the first write. A reason phrase given as second argument is
+   * ignored (Velox sends the standard one).
+   * @example
+   * ```ts
+   * res.writeHead(200, { 'content-type': 'text/plain' });
+   * res.end('ok');
+   * ```
+   */
+  writeHead(code: number, reasonOrHeaders?: string | Record<string, HeaderValue | number> | unknown[], headers?: Record<string, HeaderValue | number> | unknown[]): this {
     this.status(code);
-    if (headers) this.set(headers);
+    const given = typeof reasonOrHeaders === 'string' ? headers : reasonOrHeaders;
+    if (given) headersFromArgs(this, given);
+    (this as { [kCommitted]?: boolean })[kCommitted] = true;
     return this;
   }
 
@@ -552,11 +570,16 @@ export class Response extends LazyEmitter {
    * res.end('c');
    * ```
    */
-  write(chunk: string | Uint8Array): boolean {
+  write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error | null) => void), callback?: (err?: Error | null) => void): boolean {
     const phase = this.#phase;
     if (phase === Phase.Aborted) return false;
     if (phase === Phase.Done) throw headersSent();
+    if (typeof encoding === 'function') callback = encoding;
+    else if (typeof chunk === 'string' && encoding && encoding !== 'utf8' && encoding !== 'utf-8') chunk = Buffer.from(chunk, encoding);
+    if (callback) queueMicrotask(callback);
     if (this.#hold !== null && this.#defer((go) => go && this.write(chunk) && this.emit('drain'), false)) return false;
+    // A writeHead a middleware put on the instance (on-headers) sees the head before it goes out.
+    if (!this.#headersSent && this.writeHead !== WRITE_HEAD) implicitHead(this);
     if (this.#head) {
       this.#startHead();
       return true;
@@ -582,7 +605,7 @@ export class Response extends LazyEmitter {
    */
   end(callback?: () => void): this;
   end(chunk: string | Uint8Array, callback?: () => void): this;
-  end(chunk: string | Uint8Array, encoding: string, callback?: () => void): this;
+  end(chunk: string | Uint8Array, encoding?: string, callback?: () => void): this;
   end(chunk?: string | Uint8Array | (() => void), encoding?: unknown, cb?: unknown): this {
     // Node's signatures: end(cb), end(chunk, cb), end(chunk, encoding, cb).
     let callback: (() => void) | undefined;
@@ -592,6 +615,9 @@ export class Response extends LazyEmitter {
     } else if (typeof encoding === 'function') callback = encoding as () => void;
     else if (typeof cb === 'function') callback = cb as () => void;
     if (this.#phase === Phase.Aborted) return this;
+    if (typeof chunk === 'string' && typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8') {
+      chunk = Buffer.from(chunk, encoding as BufferEncoding);
+    }
     this.#end((chunk as string | Uint8Array | undefined) ?? '');
     if (callback) queueMicrotask(callback);
     return this;
@@ -667,7 +693,8 @@ export class Response extends LazyEmitter {
         this.destroy();
         finish(err);
       });
-      if (size === undefined || this.#head) {
+      // A write or end a middleware replaced (compression) must see every chunk: no tryEnd then.
+      if (size === undefined || this.#head || this.write !== WRITE || this.end !== END) {
         source.on('data', (chunk: Buffer) => {
           if (!this.write(chunk) && !this.aborted) {
             source.pause();
@@ -677,7 +704,7 @@ export class Response extends LazyEmitter {
         source.on('end', () => {
           if (this.#phase < Phase.Done) {
             if (this.#head && size !== undefined && !this.hasHeader('content-length')) this.setHeader('content-length', size);
-            this.#end('');
+            this.#endVia('');
           }
           finish();
         });
@@ -685,6 +712,7 @@ export class Response extends LazyEmitter {
       }
       source.on('data', (chunk: Buffer) => {
         if (this.#phase >= Phase.Done) return;
+        if (!this.#headersSent && this.writeHead !== WRITE_HEAD) implicitHead(this);
         const last = sent + chunk.length >= size;
         if (last) this.#beforeEnd();
         const offset = this.atomic(() => {
@@ -759,7 +787,7 @@ export class Response extends LazyEmitter {
       close() {
         if (closed) return;
         closed = true;
-        if (res.#phase < Phase.Done) res.#end('');
+        if (res.#phase < Phase.Done) res.#endVia('');
       },
       get closed() {
         return closed;
@@ -786,11 +814,29 @@ export class Response extends LazyEmitter {
   /** Node-style: does nothing; headers go out with the first write. */
   flushHeaders(): void {}
 
+  /**
+   * How send, json, html, redirect and sendStatus end. A response whose writeHead or end a
+   * middleware replaced, or that somebody listens to, ends the way Express's res.send does
+   * (observedSend: Content-Length, then res.end); any other goes straight to #end. One load and
+   * compare each: a patched method lives on the instance, the others on the prototype.
+   */
+  #finish(body: string | Uint8Array | ArrayBuffer): void {
+    if (this.end !== END || this.writeHead !== WRITE_HEAD || this._hasListeners) return observedSend(this, body);
+    this.#end(body);
+  }
+
+  /** Ends through a middleware's end (compression must flush), else directly. */
+  #endVia(body: string): void {
+    if (this.end !== END) this.end(body);
+    else this.#end(body);
+  }
+
   #end(body: string | Uint8Array | ArrayBuffer): void {
     const phase = this.#phase;
     if (phase === Phase.Aborted) return;
     if (phase === Phase.Done) throw headersSent();
     if (this.#hold !== null && this.#defer((go) => go && this.#end(body), true)) return;
+    if (!this.#headersSent && this.writeHead !== WRITE_HEAD) implicitHead(this);
     this.#beforeEnd();
     if (phase === Phase.Sync) this.#writeEnd(body);
     else this.#ures.cork(() => this.#writeEnd(body));
@@ -921,6 +967,15 @@ export class Response extends LazyEmitter {
     return true;
   }
 }
+
+/** The prototype's own methods: a middleware that replaced one on an instance is told apart by identity. */
+const END = Response.prototype.end;
+const WRITE = Response.prototype.write;
+const WRITE_HEAD = Response.prototype.writeHead;
+
+// The Node.js ServerResponse surface and Express's response helpers (see those files).
+installNodeResponse(Response.prototype);
+installResponseHelpers(Response.prototype);
 
 // Header names repeat from request to request: remember the ones already checked.
 const checkedNames = new Map<string, string>();

@@ -1,0 +1,397 @@
+/**
+ * The Node.js `IncomingMessage` surface of a Request, for Express middlewares (body-parser,
+ * multer, on-finished, morgan, http-proxy…): the body as a readable stream and event emitter,
+ * `socket`/`connection`, `httpVersion`, `complete`, `originalUrl`, `baseUrl`, `app`.
+ *
+ * Everything here is defined on `Request.prototype` and made on first use: a request that never
+ * touches it allocates nothing and runs no code from this file. State lives under symbols, added
+ * to the request only when used.
+ */
+import { Readable } from 'node:stream';
+import { LazyEmitter } from './emitter.ts';
+import { ErrorCodes, type VeloxError } from './errors.ts';
+import { type ExpressApp, expressApp } from './express-app.ts';
+import type { Request } from './request.ts';
+import type { Response } from './response.ts';
+import { kBaseUrl, kConfig, kOriginalUrl } from './symbols.ts';
+
+type Listener = (...args: any[]) => void;
+
+/** The Node.js IncomingMessage members of a Request (merged into the class in request.ts). */
+export interface NodeRequest {
+  /** Set by a body parser (body-parser, `express.json()`, multer…); `@velox/validate` reads it when present. */
+  body?: unknown;
+  /** The URL as received, before any middleware or mount point rewrote `req.url`. */
+  originalUrl: string;
+  /** The part of the path the running middleware is mounted at (`use('/static', mw)`), else `''`. */
+  baseUrl: string;
+  /** Always `'1.1'`: uWebSockets.js speaks HTTP/1.1 (and answers HTTP/1.0 clients as 1.1). */
+  readonly httpVersion: string;
+  /** Always 1. */
+  readonly httpVersionMajor: number;
+  /** Always 1. */
+  readonly httpVersionMinor: number;
+  /** A stand-in for Node's socket: `remoteAddress`, `encrypted`, `readable`, `'close'` when the client leaves. */
+  readonly socket: NodeSocket;
+  /** Node's old name for {@link Request.socket}. */
+  readonly connection: NodeSocket;
+  /** True once the whole body has arrived (true at once for a request without a body). */
+  readonly complete: boolean;
+  /** False once the body has been read (as a stream or by `text()`/`json()`/`buffer()`). */
+  readonly readable: boolean;
+  /** Header names and values in a flat list, as Node gives them (names lower-case). */
+  readonly rawHeaders: string[];
+  /** The Express-style application object: settings (`get('trust proxy')`, …) and `locals`. */
+  readonly app: ExpressApp;
+  /** Adds a listener. Body events (`data`, `end`, `readable`, `error`, `close`) read the body as a stream. */
+  on(event: string | symbol, listener: Listener): this;
+  /** Alias of `on`. */
+  addListener(event: string | symbol, listener: Listener): this;
+  /** Adds a listener that runs once. */
+  once(event: string | symbol, listener: Listener): this;
+  /** Adds a listener ahead of the others. */
+  prependListener(event: string | symbol, listener: Listener): this;
+  /** Removes a listener. */
+  removeListener(event: string | symbol, listener: Listener): this;
+  /** Alias of `removeListener`. */
+  off(event: string | symbol, listener: Listener): this;
+  /** Removes all listeners of an event (or of all events). */
+  removeAllListeners(event?: string | symbol): this;
+  /** Calls an event's listeners; true if there were any. */
+  emit(event: string | symbol, ...args: unknown[]): boolean;
+  /** The listeners of an event. */
+  listeners(event: string | symbol): Listener[];
+  /** How many listeners an event has. */
+  listenerCount(event: string | symbol): number;
+  /** Starts or resumes the flow of `data` events. */
+  resume(): this;
+  /** Pauses the flow of `data` events (and reading from the socket, once the buffer fills). */
+  pause(): this;
+  /** True while paused. */
+  isPaused(): boolean;
+  /** Reads from the body stream (paused mode, after `'readable'`). */
+  read(size?: number): unknown;
+  /** Decodes body chunks as text in this encoding. */
+  setEncoding(encoding: BufferEncoding): this;
+  /** Stops piping the body into `destination` (or into everything). */
+  unpipe(destination?: NodeJS.WritableStream): this;
+  /** Node's request timeout: Velox leaves timeouts to uWS (about 10 s idle); this only returns the request. */
+  setTimeout(ms: number, callback?: () => void): this;
+  /** Cuts the connection (the response is abandoned). */
+  destroy(error?: Error): this;
+}
+
+/** Events that belong to the body stream; the others (`timeout`, `aborted`, custom ones) stay on the request. */
+const BODY_EVENTS = new Set<string | symbol>(['data', 'end', 'readable', 'error', 'close', 'pause', 'resume']);
+
+const kStream = Symbol('velox.nodeStream');
+const kEvents = Symbol('velox.requestEvents');
+const kSocket = Symbol('velox.socket');
+
+interface NodeState {
+  [kStream]?: Readable;
+  [kEvents]?: LazyEmitter;
+  [kSocket]?: NodeSocket;
+  [kOriginalUrl]?: string;
+  [kBaseUrl]?: string;
+}
+
+type R = Request & NodeState;
+
+/**
+ * The body as one Readable, the same one for every caller: `req.stream()`'s (made once by the
+ * body), or for a request without a body (or whose body was already read with `json()` and the
+ * like), an empty stream that ends as soon as it is read.
+ */
+function bodyStream(req: R): Readable {
+  let stream = req[kStream];
+  if (stream) return stream;
+  const body = req._nodeBody();
+  if (body === null) stream = Readable.from([]);
+  else {
+    try {
+      stream = req.stream();
+    } catch (err) {
+      if ((err as VeloxError).code !== ErrorCodes.BODY_CONSUMED) throw err;
+      stream = Readable.from([]);
+    }
+  }
+  req[kStream] = stream;
+  return stream;
+}
+
+/** The request's own emitter, for events that are not the body's. */
+function ownEvents(req: R): LazyEmitter {
+  let events = req[kEvents];
+  if (events) return events;
+  events = new LazyEmitter();
+  req[kEvents] = events;
+  return events;
+}
+
+function abortedWatcher(req: R): void {
+  // 'aborted' is Node's event for a client that left mid-request; Velox learns it from the response.
+  req.res.on('close', () => {
+    if (req.res.aborted) req[kEvents]?.emit('aborted');
+  });
+}
+
+/**
+ * A stand-in for the request's socket. uWS owns the real one; this carries what middlewares
+ * read (`remoteAddress`, `encrypted`, `readable`/`writable`) and emits `'close'` when the client
+ * leaves before the response went out. It is made per request, on first use.
+ *
+ * @example
+ * ```ts
+ * app.get('/who', (req, res) => res.send(`${req.socket.remoteAddress} ${req.socket.encrypted ? 'tls' : 'plain'}`));
+ * ```
+ */
+export class NodeSocket extends LazyEmitter {
+  readonly #res: Response;
+  readonly #req: Request;
+
+  /** @internal */
+  constructor(req: Request) {
+    super();
+    this.#req = req;
+    this.#res = req.res;
+    this.#res.on('close', () => {
+      if (this.#res.aborted) this.emit('close', true);
+    });
+  }
+
+  /** The peer's address (IPv4-mapped addresses shown as IPv4). */
+  get remoteAddress(): string {
+    return this.#req.socketAddress;
+  }
+
+  /** `IPv4` or `IPv6`. */
+  get remoteFamily(): string {
+    return this.#req.socketAddress.includes(':') ? 'IPv6' : 'IPv4';
+  }
+
+  /** Not known: this uWS build cannot tell the peer's port. */
+  get remotePort(): number | undefined {
+    return undefined;
+  }
+
+  /** True for an HTTPS server (a TLS socket in Node); undefined otherwise, as on a plain Node socket. */
+  get encrypted(): true | undefined {
+    return this.#req.server[kConfig].tls ? true : undefined;
+  }
+
+  /** True until the client leaves. */
+  get readable(): boolean {
+    return !this.#res.aborted;
+  }
+
+  /** True until the client leaves. */
+  get writable(): boolean {
+    return !this.#res.aborted;
+  }
+
+  /** True once the client left (or the connection was cut). */
+  get destroyed(): boolean {
+    return this.#res.aborted;
+  }
+
+  /** `{ address, family }` of the peer (the local address is not known to this uWS build). */
+  address(): { address: string; family: string } {
+    return { address: this.remoteAddress, family: this.remoteFamily };
+  }
+
+  /** Cuts the connection. */
+  destroy(): this {
+    this.#res.destroy();
+    return this;
+  }
+
+  /** Does nothing: uWS manages the connection's timeouts. Returns the socket. */
+  setTimeout(_ms?: number, _callback?: () => void): this {
+    return this;
+  }
+
+  /** Does nothing (uWS sets TCP_NODELAY itself). */
+  setNoDelay(_noDelay?: boolean): this {
+    return this;
+  }
+
+  /** Does nothing (uWS manages keep-alive). */
+  setKeepAlive(_enable?: boolean, _delay?: number): this {
+    return this;
+  }
+
+  /** Does nothing. */
+  ref(): this {
+    return this;
+  }
+
+  /** Does nothing. */
+  unref(): this {
+    return this;
+  }
+}
+
+function onBody(req: R, event: string | symbol): boolean {
+  return BODY_EVENTS.has(event);
+}
+
+const methods = {
+  on(this: R, event: string | symbol, listener: Listener) {
+    if (onBody(this, event)) bodyStream(this).on(event, listener);
+    else {
+      if (event === 'aborted' && ownEvents(this).listenerCount('aborted') === 0) abortedWatcher(this);
+      ownEvents(this).on(event, listener);
+    }
+    return this;
+  },
+  addListener(this: R, event: string | symbol, listener: Listener) {
+    return this.on(event, listener);
+  },
+  once(this: R, event: string | symbol, listener: Listener) {
+    if (onBody(this, event)) bodyStream(this).once(event, listener);
+    else {
+      if (event === 'aborted' && ownEvents(this).listenerCount('aborted') === 0) abortedWatcher(this);
+      ownEvents(this).once(event, listener);
+    }
+    return this;
+  },
+  prependListener(this: R, event: string | symbol, listener: Listener) {
+    if (onBody(this, event)) bodyStream(this).prependListener(event, listener);
+    else ownEvents(this).prependListener(event, listener);
+    return this;
+  },
+  removeListener(this: R, event: string | symbol, listener: Listener) {
+    if (onBody(this, event)) this[kStream]?.removeListener(event, listener);
+    else this[kEvents]?.removeListener(event, listener);
+    return this;
+  },
+  off(this: R, event: string | symbol, listener: Listener) {
+    return this.removeListener(event, listener);
+  },
+  removeAllListeners(this: R, event?: string | symbol) {
+    if (event === undefined || onBody(this, event)) this[kStream]?.removeAllListeners(event);
+    if (event === undefined || !onBody(this, event)) this[kEvents]?.removeAllListeners(event);
+    return this;
+  },
+  emit(this: R, event: string | symbol, ...args: unknown[]) {
+    if (onBody(this, event)) return this[kStream]?.emit(event, ...args) ?? false;
+    return this[kEvents]?.emit(event, ...args) ?? false;
+  },
+  listeners(this: R, event: string | symbol): Listener[] {
+    if (onBody(this, event)) return (this[kStream]?.listeners(event) as Listener[] | undefined) ?? [];
+    return this[kEvents]?.listeners(event) ?? [];
+  },
+  listenerCount(this: R, event: string | symbol) {
+    if (onBody(this, event)) return this[kStream]?.listenerCount(event) ?? 0;
+    return this[kEvents]?.listenerCount(event) ?? 0;
+  },
+  resume(this: R) {
+    bodyStream(this).resume();
+    return this;
+  },
+  pause(this: R) {
+    bodyStream(this).pause();
+    return this;
+  },
+  isPaused(this: R) {
+    return this[kStream]?.isPaused() ?? false;
+  },
+  read(this: R, size?: number) {
+    return bodyStream(this).read(size);
+  },
+  setEncoding(this: R, encoding: BufferEncoding) {
+    bodyStream(this).setEncoding(encoding);
+    return this;
+  },
+  unpipe(this: R, destination?: NodeJS.WritableStream) {
+    this[kStream]?.unpipe(destination);
+    return this;
+  },
+  setTimeout(this: R, _ms: number, _callback?: () => void) {
+    return this;
+  },
+  destroy(this: R, _error?: Error) {
+    this.res.destroy();
+    return this;
+  },
+};
+
+const accessors: Record<string, { get(this: R): unknown; set?(this: R, value: any): void }> = {
+  originalUrl: {
+    get() {
+      return this[kOriginalUrl] ?? this.url;
+    },
+    set(value: string) {
+      this[kOriginalUrl] = String(value);
+    },
+  },
+  baseUrl: {
+    get() {
+      return this[kBaseUrl] ?? '';
+    },
+    set(value: string) {
+      this[kBaseUrl] = String(value);
+    },
+  },
+  httpVersion: { get: () => '1.1' },
+  httpVersionMajor: { get: () => 1 },
+  httpVersionMinor: { get: () => 1 },
+  socket: {
+    get() {
+      let socket = this[kSocket];
+      if (!socket) {
+        socket = new NodeSocket(this);
+        this[kSocket] = socket;
+      }
+      return socket;
+    },
+  },
+  connection: {
+    get() {
+      return this.socket;
+    },
+  },
+  complete: {
+    get() {
+      const body = this._nodeBody();
+      return body === null || body.complete;
+    },
+  },
+  readable: {
+    get() {
+      const stream = this[kStream];
+      if (stream) return stream.readable;
+      const body = this._nodeBody();
+      if (body === null || !body.used) return true;
+      try {
+        return this.stream().readable;
+      } catch {
+        return false; // read whole with text(), json() or buffer()
+      }
+    },
+  },
+  rawHeaders: {
+    get() {
+      const headers = this.headers;
+      const list: string[] = [];
+      for (const name in headers) list.push(name, headers[name]!);
+      return list;
+    },
+  },
+  app: {
+    get() {
+      return expressApp(this.server);
+    },
+  },
+};
+
+/** @internal Defines the Node surface on Request's prototype; called once by request.ts. */
+export function installNodeRequest(proto: object): void {
+  for (const [name, fn] of Object.entries(methods)) {
+    Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
+  }
+  for (const [name, accessor] of Object.entries(accessors)) {
+    Object.defineProperty(proto, name, { get: accessor.get, set: accessor.set, configurable: true, enumerable: false });
+  }
+}

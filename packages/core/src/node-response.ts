@@ -1,0 +1,150 @@
+/**
+ * The Node.js `ServerResponse` surface of a Response, for Express middlewares: what on-headers
+ * (compression, morgan, response-time, express-session, cookie-session) and on-finished rely on.
+ *
+ * Response routes its own ways of answering (`send`, `json`, `end`, `write`, `stream`…) through
+ * a `writeHead`, `write` or `end` that a middleware replaced on the instance, as Node's do; the
+ * check is one comparison per answer, and the code below runs only for responses that were
+ * patched or listened to.
+ */
+import { Buffer } from 'node:buffer';
+import { STATUS_CODES } from 'node:http';
+import { type ExpressApp, expressApp } from './express-app.ts';
+import type { HeaderValue } from './headers.ts';
+import type { NodeSocket } from './node-request.ts';
+import type { Response } from './response.ts';
+import { kCommitted } from './symbols.ts';
+
+/** The Node.js ServerResponse members of a Response (merged into the class in response.ts). */
+export interface NodeResponse {
+  /** The request's socket stand-in (see `req.socket`). */
+  readonly socket: NodeSocket;
+  /** Node's old name for {@link Response.socket}. */
+  readonly connection: NodeSocket;
+  /** The Express-style application object (see `req.app`). */
+  readonly app: ExpressApp;
+  /** The reason phrase: Velox always sends the standard one for the status. */
+  statusMessage: string;
+  /** True until the response ended. */
+  readonly writable: boolean;
+  /** True once the response was handed to uWS. */
+  readonly writableFinished: boolean;
+  /** True once the client left (or the connection was cut). */
+  readonly destroyed: boolean;
+  /** Node's internal head: a status line once the head is committed, else null (middlewares test it). */
+  readonly _header: string | null;
+  /** Node's internal: commits the head through `writeHead(statusCode)` if not yet done. */
+  _implicitHeader(): void;
+  /** The names of the headers set so far, lower-case. */
+  getHeaderNames(): string[];
+  /** Node's response timeout: uWS manages timeouts; this only returns the response. */
+  setTimeout(ms: number, callback?: () => void): this;
+}
+
+type S = Response & { [kCommitted]?: boolean };
+
+/** @internal Calls a `writeHead` a middleware put on the instance, once, before the head goes out. */
+export function implicitHead(res: S): void {
+  if (res[kCommitted] !== true) res.writeHead(res.statusCode);
+}
+
+/**
+ * @internal The ending of `send`, `json`, `html`, `redirect` and `sendStatus` for a response
+ * that middlewares watch: sets Content-Length as Express's `res.send` does (compression reads it
+ * to skip small bodies, morgan logs it), then ends through `res.end`, patched or not.
+ */
+export function observedSend(res: S, body: string | Uint8Array | ArrayBuffer): void {
+  const status = res.statusCode;
+  if (status !== 204 && status !== 304 && status >= 200 && !res.headersSent && !res.hasHeader('content-length')) {
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    res.setHeader('content-length', length);
+  }
+  res.end(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
+}
+
+/**
+ * @internal Headers given to `writeHead` as Node takes them: an object, or a flat
+ * [name, value, name, value…] list (several values of a name become a list).
+ */
+export function headersFromArgs(res: Response, headers: unknown): void {
+  if (Array.isArray(headers)) {
+    if (headers.length % 2 !== 0) return;
+    const seen = new Map<string, string[]>();
+    for (let i = 0; i < headers.length; i += 2) {
+      const name = String(headers[i]).toLowerCase();
+      const list = seen.get(name);
+      if (list) list.push(String(headers[i + 1]));
+      else seen.set(name, [String(headers[i + 1])]);
+    }
+    for (const [name, values] of seen) res.setHeader(name, values.length === 1 ? values[0]! : values);
+  } else if (headers && typeof headers === 'object') {
+    res.set(headers as Record<string, HeaderValue | number>);
+  }
+}
+
+const methods = {
+  _implicitHeader(this: S) {
+    if (!this.headersSent) this.writeHead(this.statusCode);
+  },
+  getHeaderNames(this: S) {
+    return Object.keys(this.getHeaders());
+  },
+  setTimeout(this: S, _ms: number, _callback?: () => void) {
+    return this;
+  },
+};
+
+const accessors: Record<string, { get(this: S): unknown; set?(this: S, value: any): void }> = {
+  socket: {
+    get() {
+      return this.req.socket;
+    },
+  },
+  connection: {
+    get() {
+      return this.req.socket;
+    },
+  },
+  app: {
+    get() {
+      return expressApp(this.server);
+    },
+  },
+  statusMessage: {
+    get() {
+      return STATUS_CODES[this.statusCode] ?? '';
+    },
+    // Assigning is accepted (http-proxy copies the upstream's) and has no effect.
+    set() {},
+  },
+  writable: {
+    get() {
+      return !this.finished && !this.aborted;
+    },
+  },
+  writableFinished: {
+    get() {
+      return this.finished;
+    },
+  },
+  destroyed: {
+    get() {
+      return this.aborted;
+    },
+  },
+  _header: {
+    get() {
+      return this.headersSent ? `HTTP/1.1 ${this.statusCode} ${STATUS_CODES[this.statusCode] ?? ''}\r\n` : null;
+    },
+  },
+};
+
+/** @internal Defines the Node surface on Response's prototype; called once by response.ts. */
+export function installNodeResponse(proto: object): void {
+  for (const [name, fn] of Object.entries(methods)) {
+    Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
+  }
+  for (const [name, accessor] of Object.entries(accessors)) {
+    Object.defineProperty(proto, name, { get: accessor.get, set: accessor.set, configurable: true, enumerable: false });
+  }
+}
