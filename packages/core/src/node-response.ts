@@ -8,7 +8,7 @@
  * patched or listened to.
  */
 import { Buffer } from 'node:buffer';
-import { STATUS_CODES } from 'node:http';
+import { OutgoingMessage, STATUS_CODES } from 'node:http';
 import { type ExpressApp, expressApp } from './express-app.ts';
 import type { HeaderValue } from './headers.ts';
 import type { NodeSocket } from './node-request.ts';
@@ -139,8 +139,53 @@ const accessors: Record<string, { get(this: S): unknown; set?(this: S, value: an
   },
 };
 
+/**
+ * Node's own header table symbol. Some libraries call Node's methods on the response directly
+ * (the `cookies` module behind cookie-session does `http.OutgoingMessage.prototype.setHeader
+ * .call(res, …)` when `res.set` exists), and those read and write `res[kOutHeaders]`. Found on a
+ * probe object, as Node does not export it.
+ */
+const kOutHeaders = Object.getOwnPropertySymbols(new OutgoingMessage()).find((symbol) => symbol.description === 'kOutHeaders');
+
+/** A view of the response's headers in Node's table shape: `{ [lower-case name]: [name, value] }`. */
+function outHeaders(res: Response): Record<string, [string, unknown]> {
+  return new Proxy({} as Record<string, [string, unknown]>, {
+    get: (_target, key) => {
+      if (typeof key !== 'string') return undefined;
+      const value = res.getHeader(key);
+      return value === undefined ? undefined : [key, value];
+    },
+    set: (_target, key, entry: [string, HeaderValue | number]) => {
+      if (typeof key !== 'string' || !Array.isArray(entry)) return false;
+      res.setHeader(entry[0], entry[1]);
+      return true;
+    },
+    deleteProperty: (_target, key) => {
+      if (typeof key === 'string') res.removeHeader(key);
+      return true;
+    },
+    has: (_target, key) => typeof key === 'string' && res.hasHeader(key),
+    ownKeys: () => res.getHeaderNames(),
+    getOwnPropertyDescriptor: (_target, key) => {
+      if (typeof key !== 'string' || !res.hasHeader(key)) return undefined;
+      return { value: [key, res.getHeader(key)], writable: true, enumerable: true, configurable: true };
+    },
+  });
+}
+
 /** @internal Defines the Node surface on Response's prototype; called once by response.ts. */
 export function installNodeResponse(proto: object): void {
+  if (kOutHeaders) {
+    Object.defineProperty(proto, kOutHeaders, {
+      get(this: Response) {
+        return outHeaders(this);
+      },
+      // Node assigns a fresh table when it finds none (never here: the getter always gives one).
+      set() {},
+      configurable: true,
+      enumerable: false,
+    });
+  }
   for (const [name, fn] of Object.entries(methods)) {
     Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
   }

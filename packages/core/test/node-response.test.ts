@@ -1,3 +1,4 @@
+import { OutgoingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Middleware, Response } from '../src/index.ts';
@@ -150,6 +151,25 @@ describe('res: Node-style ways of answering, as on-headers and a replaced res.en
     const { url } = await start(app);
     expect(await (await fetch(url)).text()).toBe('hi!');
     await expect.poll(() => calls).toBe(2);
+  });
+
+  it("takes headers through Node's own OutgoingMessage methods called on it (the cookies module does)", async () => {
+    const app = server();
+    app.get('/', (req, res) => {
+      const node = OutgoingMessage.prototype;
+      node.setHeader.call(res as never, 'X-Node', ['a', 'b']);
+      node.setHeader.call(res as never, 'x-gone', '1');
+      node.removeHeader.call(res as never, 'x-gone');
+      res.json({
+        get: node.getHeader.call(res as never, 'x-node'),
+        has: [node.hasHeader.call(res as never, 'x-node'), node.hasHeader.call(res as never, 'x-gone')],
+        names: node.getHeaderNames.call(res as never),
+      });
+    });
+    const { url } = await start(app);
+    const r = await fetch(url);
+    expect(r.headers.get('x-node')).toBe('a, b');
+    expect(await r.json()).toEqual({ get: ['a', 'b'], has: [true, false], names: ['x-node'] });
   });
 
   it('has the Node properties middlewares read: writable, destroyed, statusMessage, socket', async () => {
