@@ -48,17 +48,20 @@ export function implicitHead(res: S): void {
   if (res[kCommitted] !== true) res.writeHead(res.statusCode);
 }
 
+/** @internal Records the Content-Length of a body sent whole, unless the status has no body or one is set. */
+export function noteLength(res: Response, body: string | Uint8Array | ArrayBuffer): void {
+  const status = res.statusCode;
+  if (status === 204 || status === 304 || status < 200 || res.hasHeader('content-length')) return;
+  res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+}
+
 /**
  * @internal The ending of `send`, `json`, `html`, `redirect` and `sendStatus` for a response
- * that middlewares watch: sets Content-Length as Express's `res.send` does (compression reads it
+ * whose `end` a middleware replaced: sets Content-Length as Express's `res.send` does (compression reads it
  * to skip small bodies, morgan logs it), then ends through `res.end`, patched or not.
  */
 export function observedSend(res: S, body: string | Uint8Array | ArrayBuffer): void {
-  const status = res.statusCode;
-  if (status !== 204 && status !== 304 && status >= 200 && !res.headersSent && !res.hasHeader('content-length')) {
-    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    res.setHeader('content-length', length);
-  }
+  if (!res.headersSent) noteLength(res, body);
   res.end(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
 }
 

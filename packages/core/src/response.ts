@@ -13,7 +13,7 @@ import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import { type ExpressResponse, installResponseHelpers } from './express-helpers.ts';
 import { type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
-import { headersFromArgs, implicitHead, installNodeResponse, type NodeResponse, observedSend } from './node-response.ts';
+import { headersFromArgs, implicitHead, installNodeResponse, type NodeResponse, noteLength, observedSend } from './node-response.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
 import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
@@ -815,13 +815,13 @@ export class Response extends LazyEmitter {
   flushHeaders(): void {}
 
   /**
-   * How send, json, html, redirect and sendStatus end. A response whose writeHead or end a
-   * middleware replaced, or that somebody listens to, ends the way Express's res.send does
-   * (observedSend: Content-Length, then res.end); any other goes straight to #end. One load and
-   * compare each: a patched method lives on the instance, the others on the prototype.
+   * How send, json, html, redirect and sendStatus end. A response whose end a middleware replaced
+   * (compression, express-session) ends the way Express's res.send does (observedSend:
+   * Content-Length, then res.end); any other goes straight to #end. One load and compare: a
+   * replaced method lives on the instance, the original on the prototype.
    */
   #finish(body: string | Uint8Array | ArrayBuffer): void {
-    if (this.end !== END || this.writeHead !== WRITE_HEAD || this._hasListeners) return observedSend(this, body);
+    if (this.end !== END) return observedSend(this, body);
     this.#end(body);
   }
 
@@ -836,8 +836,8 @@ export class Response extends LazyEmitter {
     if (phase === Phase.Aborted) return;
     if (phase === Phase.Done) throw headersSent();
     if (this.#hold !== null && this.#defer((go) => go && this.#end(body), true)) return;
-    if (!this.#headersSent && this.writeHead !== WRITE_HEAD) implicitHead(this);
-    this.#beforeEnd();
+    if (this.writeHead !== WRITE_HEAD && !this.#headersSent) implicitHead(this);
+    this.#beforeEnd(body);
     if (phase === Phase.Sync) this.#writeEnd(body);
     else this.#ures.cork(() => this.#writeEnd(body));
     this.#afterEnd();
@@ -871,10 +871,17 @@ export class Response extends LazyEmitter {
     return result;
   }
 
-  /** Hooks that may still change headers, then let go of the request's body. */
-  #beforeEnd(): void {
+  /**
+   * Hooks that may still change headers, then let go of the request's body. `body` is the whole
+   * body when the response ends in one piece: a response somebody listens to (a logger's
+   * 'finish') then also records its Content-Length, for `getHeader('content-length')`.
+   */
+  #beforeEnd(body?: string | Uint8Array | ArrayBuffer): void {
     if (!this.#headersSent && !this.#hooked) this.server._beforeHead(this.req, this);
-    if (this.server[kHooks].onResponse.length > 0 || this._hasListeners) this.req._keepAddress();
+    if (this.server[kHooks].onResponse.length > 0 || this._hasListeners) {
+      this.req._keepAddress();
+      if (body !== undefined && !this.#headersSent && this._hasListeners) noteLength(this, body);
+    }
     this.req._end();
   }
 
