@@ -4,6 +4,7 @@
  * middlewares that log.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, type ServerOptions } from '@velox/core';
@@ -63,4 +64,43 @@ export function cookiesOf(res: globalThis.Response): string[] {
 /** A random prefix, so tests sharing Redis never see each other's keys. */
 export function randomPrefix(name: string): string {
   return `velox-compat:${name}:${process.pid}:${Math.random().toString(36).slice(2)}:`;
+}
+
+/** Sends raw bytes to the server at `url` and resolves with everything it answers until it goes quiet. */
+export function rawRequest(url: string, payload: string, quietMs = 300): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let text = '';
+    let timer: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(text);
+    };
+    socket.on('data', (d) => {
+      text += d.toString('latin1');
+      clearTimeout(timer);
+      timer = setTimeout(finish, quietMs);
+    });
+    socket.on('close', finish);
+    socket.on('error', reject);
+    socket.on('connect', () => {
+      socket.write(payload);
+      timer = setTimeout(finish, quietMs * 10);
+    });
+  });
+}
+
+/** The first response in a raw HTTP/1.1 answer: status, headers (lower-case) and body (by Content-Length). */
+export function parseHttp(text: string): { status: number; headers: Record<string, string>; body: string } {
+  const end = text.indexOf('\r\n\r\n');
+  const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const i = line.indexOf(':');
+    headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+  }
+  const length = headers['content-length'] === undefined ? 0 : Number(headers['content-length']);
+  return { status: Number(statusLine!.split(' ')[1]), headers, body: text.slice(end + 4, end + 4 + length) };
 }
