@@ -39,6 +39,8 @@ export interface NodeRequest {
   readonly complete: boolean;
   /** False once the body has been read (as a stream or by `text()`/`json()`/`buffer()`). */
   readonly readable: boolean;
+  /** True once the body stream emitted `'end'` (or the body was read whole with `text()`, `json()`, `buffer()`). */
+  readonly readableEnded: boolean;
   /** Header names and values in a flat list, as Node gives them (names lower-case). */
   readonly rawHeaders: string[];
   /** The Express-style application object: settings (`get('trust proxy')`, …) and `locals`. */
@@ -368,6 +370,19 @@ const accessors: Record<string, { get(this: R): unknown; set?(this: R, value: an
         return this.stream().readable;
       } catch {
         return false; // read whole with text(), json() or buffer()
+      }
+    },
+  },
+  readableEnded: {
+    get() {
+      const stream = this[kStream];
+      if (stream) return stream.readableEnded;
+      const body = this._nodeBody();
+      if (body === null || !body.used) return false;
+      try {
+        return this.stream().readableEnded;
+      } catch {
+        return true; // read whole with text(), json() or buffer()
       }
     },
   },

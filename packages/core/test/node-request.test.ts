@@ -31,10 +31,10 @@ describe('req as a Node readable stream', () => {
       req.body = JSON.parse((await readLikeRawBody(req)).toString());
       next();
     });
-    app.post('/echo', (req, res) => res.json({ body: req.body, complete: req.complete, readable: req.readable }));
+    app.post('/echo', (req, res) => res.json({ body: req.body, complete: req.complete, readable: req.readable, ended: req.readableEnded }));
     const { url } = await start(app);
     const r = await fetch(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":[1,2]}' });
-    expect(await r.json()).toEqual({ body: { a: [1, 2] }, complete: true, readable: false });
+    expect(await r.json()).toEqual({ body: { a: [1, 2] }, complete: true, readable: false, ended: true });
   });
 
   it('reads a chunked body of several chunks, in order, with backpressure through pipe()', async () => {
@@ -77,12 +77,15 @@ describe('req as a Node readable stream', () => {
   it('ends at once for a request without a body, once resumed (finalhandler and on-finished do this)', async () => {
     const app = server();
     app.get('/', (req, res) => {
-      const before = { complete: req.complete, readable: req.readable };
-      req.on('end', () => res.json({ before, after: { complete: req.complete, readable: req.readable } }));
+      const before = { complete: req.complete, readable: req.readable, ended: req.readableEnded };
+      req.on('end', () => res.json({ before, after: { complete: req.complete, readable: req.readable, ended: req.readableEnded } }));
       req.resume();
     });
     const { url } = await start(app);
-    expect(await (await fetch(url)).json()).toEqual({ before: { complete: true, readable: true }, after: { complete: true, readable: false } });
+    expect(await (await fetch(url)).json()).toEqual({
+      before: { complete: true, readable: true, ended: false },
+      after: { complete: true, readable: false, ended: true },
+    });
   });
 
   it('gives an ended, empty stream once the body was read with json()', async () => {
