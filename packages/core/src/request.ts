@@ -34,6 +34,7 @@ const WHOLE_HEADERS = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forward
 const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
 
 // The members node-request.ts and express-helpers.ts define on the prototype (see the end of this file).
+// biome-ignore lint/correctness/noUnusedVariables: merging with the class needs the same type parameters.
 export interface Request<Params = Record<string, string>> extends NodeRequest, ExpressRequest {}
 
 /**
