@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { server, start } from './helpers.ts';
 
-const post = (url: string, type: string | undefined, body: BodyInit, headers: Record<string, string> = {}) =>
+const post = (url: string, type: string | undefined, body: RequestInit['body'], headers: Record<string, string> = {}) =>
   fetch(url, { method: 'POST', headers: type ? { 'content-type': type, ...headers } : headers, body });
 
 describe('body-parser 2 (json, urlencoded, text, raw)', () => {
