@@ -265,8 +265,8 @@ export class Server {
    * app.use((err, req, res, next) => res.status(err.status ?? 500).json({ error: err.message }));
    * ```
    */
-  use(...args: Array<string | Middleware<any, any> | Mountable>): this;
   use(...args: [ErrorMiddleware<any, any>] | [string, ErrorMiddleware<any, any>]): this;
+  use(...args: Array<string | Middleware<any, any> | Mountable>): this;
   use(...args: Array<string | Middleware<any, any> | ErrorMiddleware<any, any> | Mountable>): this {
     if (this.#mounted) throw invalidOption('use() must come before listen(): middleware chains are computed once, at listen');
     let prefix = '';
