@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { validate } from '@velox/validate';
 import bodyParser from 'body-parser';
@@ -84,6 +85,25 @@ describe('body-parser 2 (json, urlencoded, text, raw)', () => {
     const url = await start(app);
     expect(await (await post(url, 'text/plain', 'héllo')).json()).toEqual({ kind: 'string', value: 'héllo' });
     expect(await (await post(url, 'application/octet-stream', new Uint8Array([0, 255, 7]))).json()).toEqual({ kind: 'buffer', value: [0, 255, 7] });
+  });
+
+  it('copes with a client that leaves mid-body: the request closes, nothing crashes, the next one is served', async () => {
+    const app = server();
+    const seen: string[] = [];
+    app.use((req, res, next) => {
+      res.on('close', () => seen.push(`close aborted=${res.aborted}`));
+      next();
+    });
+    app.use(bodyParser.json());
+    app.post('/', (req, res) => res.json(req.body));
+    const url = await start(app);
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    await new Promise<void>((resolve) => socket.on('connect', resolve));
+    socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":');
+    socket.destroy();
+    await expect.poll(() => seen).toEqual(['close aborted=true']);
+    expect(await (await post(url, 'application/json', '{"next":1}')).json()).toEqual({ next: 1 });
   });
 
   it('hands req.body to @velox/validate, which checks it instead of reading the body again', async () => {
