@@ -45,7 +45,7 @@ export interface NodeRequest {
   readonly rawHeaders: string[];
   /** The Express-style application object: settings (`get('trust proxy')`, …) and `locals`. */
   readonly app: ExpressApp;
-  /** Adds a listener. Body events (`data`, `end`, `readable`, `error`, `close`) read the body as a stream. */
+  /** Adds a listener. Body events (`data`, `end`, `readable`, `error`) read the body as a stream; `close` fires when the response is done or the client left. */
   on(event: string | symbol, listener: Listener): this;
   /** Alias of `on`. */
   addListener(event: string | symbol, listener: Listener): this;
@@ -83,8 +83,12 @@ export interface NodeRequest {
   destroy(error?: Error): this;
 }
 
-/** Events that belong to the body stream; the others (`timeout`, `aborted`, custom ones) stay on the request. */
-const BODY_EVENTS = new Set<string | symbol>(['data', 'end', 'readable', 'error', 'close', 'pause', 'resume']);
+/**
+ * Events that belong to the body stream; the others (`close`, `aborted`, `timeout`, custom ones)
+ * stay on the request and leave the body alone. `close` is the request's, as in Node since v16:
+ * it fires when the response is done or the client left (SSE handlers stop their timers on it).
+ */
+const BODY_EVENTS = new Set<string | symbol>(['data', 'end', 'readable', 'error', 'pause', 'resume']);
 
 const kStream = Symbol('velox.nodeStream');
 const kEvents = Symbol('velox.requestEvents');
@@ -131,11 +135,17 @@ function ownEvents(req: R): LazyEmitter {
   return events;
 }
 
-function abortedWatcher(req: R): void {
-  // 'aborted' is Node's event for a client that left mid-request; Velox learns it from the response.
-  req.res.on('close', () => {
-    if (req.res.aborted) req[kEvents]?.emit('aborted');
-  });
+/** The request's own events, watching the response once for `aborted` and `close` when either is listened to. */
+function requestEvents(req: R, event: string | symbol): LazyEmitter {
+  const events = ownEvents(req);
+  if ((event === 'close' || event === 'aborted') && events.listenerCount('close') + events.listenerCount('aborted') === 0) {
+    // Velox learns that the client left, or that the answer went out, from the response.
+    req.res.on('close', () => {
+      if (req.res.aborted) events.emit('aborted');
+      events.emit('close');
+    });
+  }
+  return events;
 }
 
 /**
@@ -241,10 +251,7 @@ function onBody(req: R, event: string | symbol): boolean {
 const methods = {
   on(this: R, event: string | symbol, listener: Listener) {
     if (onBody(this, event)) bodyStream(this).on(event, listener);
-    else {
-      if (event === 'aborted' && ownEvents(this).listenerCount('aborted') === 0) abortedWatcher(this);
-      ownEvents(this).on(event, listener);
-    }
+    else requestEvents(this, event).on(event, listener);
     return this;
   },
   addListener(this: R, event: string | symbol, listener: Listener) {
@@ -252,15 +259,12 @@ const methods = {
   },
   once(this: R, event: string | symbol, listener: Listener) {
     if (onBody(this, event)) bodyStream(this).once(event, listener);
-    else {
-      if (event === 'aborted' && ownEvents(this).listenerCount('aborted') === 0) abortedWatcher(this);
-      ownEvents(this).once(event, listener);
-    }
+    else requestEvents(this, event).once(event, listener);
     return this;
   },
   prependListener(this: R, event: string | symbol, listener: Listener) {
     if (onBody(this, event)) bodyStream(this).prependListener(event, listener);
-    else ownEvents(this).prependListener(event, listener);
+    else requestEvents(this, event).prependListener(event, listener);
     return this;
   },
   removeListener(this: R, event: string | symbol, listener: Listener) {

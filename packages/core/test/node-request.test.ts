@@ -149,6 +149,36 @@ describe('req as a Node readable stream', () => {
   });
 });
 
+describe("req.on('close')", () => {
+  it('fires when the client leaves a long answer (an SSE handler stops its timer), and after a normal answer', async () => {
+    const app = server();
+    const events: string[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    app.get('/events', (req, res) => {
+      res.write('data: hello\n\n');
+      timer = setInterval(() => res.write(': ping\n\n'), 20);
+      req.on('close', () => {
+        clearInterval(timer);
+        events.push(`events closed, aborted=${req.aborted}`);
+      });
+    });
+    app.get('/plain', (req, res) => {
+      req.on('close', () => events.push('plain closed'));
+      res.send('ok');
+    });
+    const { url, port } = await start(app);
+    expect(await (await fetch(`${url}/plain`)).text()).toBe('ok');
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    let received = '';
+    socket.on('data', (d) => (received += d));
+    socket.write('GET /events HTTP/1.1\r\nHost: x\r\n\r\n');
+    await expect.poll(() => received).toContain('hello');
+    socket.destroy();
+    await expect.poll(() => events).toEqual(['plain closed', 'events closed, aborted=true']);
+  });
+});
+
 describe('req: the Node and Express properties middlewares read', () => {
   it('has httpVersion, socket, connection, rawHeaders, res and app', async () => {
     const app = server({ trustProxy: 'loopback' });
