@@ -10,78 +10,13 @@
 import { Readable } from 'node:stream';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, type VeloxError } from './errors.ts';
-import { type ExpressApp, expressApp } from './express-app.ts';
+import { expressApp } from './express-app.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
 import { kBaseUrl, kConfig, kOriginalUrl } from './symbols.ts';
 
 type Listener = (...args: any[]) => void;
 
-/** The Node.js IncomingMessage members of a Request (merged into the class in request.ts). */
-export interface NodeRequest {
-  /** Set by a body parser (body-parser, `express.json()`, multer…); `@velox/validate` reads it when present. */
-  body?: unknown;
-  /** The URL as received, before any middleware or mount point rewrote `req.url`. */
-  originalUrl: string;
-  /** The part of the path the running middleware is mounted at (`use('/static', mw)`), else `''`. */
-  baseUrl: string;
-  /** Always `'1.1'`: uWebSockets.js speaks HTTP/1.1 (and answers HTTP/1.0 clients as 1.1). */
-  readonly httpVersion: string;
-  /** Always 1. */
-  readonly httpVersionMajor: number;
-  /** Always 1. */
-  readonly httpVersionMinor: number;
-  /** A stand-in for Node's socket: `remoteAddress`, `encrypted`, `readable`, `'close'` when the client leaves. */
-  readonly socket: NodeSocket;
-  /** Node's old name for {@link Request.socket}. */
-  readonly connection: NodeSocket;
-  /** True once the whole body has arrived (true at once for a request without a body). */
-  readonly complete: boolean;
-  /** False once the body has been read (as a stream or by `text()`/`json()`/`buffer()`). */
-  readonly readable: boolean;
-  /** True once the body stream emitted `'end'` (or the body was read whole with `text()`, `json()`, `buffer()`). */
-  readonly readableEnded: boolean;
-  /** Header names and values in a flat list, as Node gives them (names lower-case). */
-  readonly rawHeaders: string[];
-  /** The Express-style application object: settings (`get('trust proxy')`, …) and `locals`. */
-  readonly app: ExpressApp;
-  /** Adds a listener. Body events (`data`, `end`, `readable`, `error`) read the body as a stream; `close` fires when the response is done or the client left. */
-  on(event: string | symbol, listener: Listener): this;
-  /** Alias of `on`. */
-  addListener(event: string | symbol, listener: Listener): this;
-  /** Adds a listener that runs once. */
-  once(event: string | symbol, listener: Listener): this;
-  /** Adds a listener ahead of the others. */
-  prependListener(event: string | symbol, listener: Listener): this;
-  /** Removes a listener. */
-  removeListener(event: string | symbol, listener: Listener): this;
-  /** Alias of `removeListener`. */
-  off(event: string | symbol, listener: Listener): this;
-  /** Removes all listeners of an event (or of all events). */
-  removeAllListeners(event?: string | symbol): this;
-  /** Calls an event's listeners; true if there were any. */
-  emit(event: string | symbol, ...args: unknown[]): boolean;
-  /** The listeners of an event. */
-  listeners(event: string | symbol): Listener[];
-  /** How many listeners an event has. */
-  listenerCount(event: string | symbol): number;
-  /** Starts or resumes the flow of `data` events. */
-  resume(): this;
-  /** Pauses the flow of `data` events (and reading from the socket, once the buffer fills). */
-  pause(): this;
-  /** True while paused. */
-  isPaused(): boolean;
-  /** Reads from the body stream (paused mode, after `'readable'`). */
-  read(size?: number): unknown;
-  /** Decodes body chunks as text in this encoding. */
-  setEncoding(encoding: BufferEncoding): this;
-  /** Stops piping the body into `destination` (or into everything). */
-  unpipe(destination?: NodeJS.WritableStream): this;
-  /** Node's request timeout: Velox leaves timeouts to uWS (about 10 s idle); this only returns the request. */
-  setTimeout(ms: number, callback?: () => void): this;
-  /** Cuts the connection (the response is abandoned). */
-  destroy(error?: Error): this;
-}
 
 /**
  * Events that belong to the body stream; the others (`close`, `aborted`, `timeout`, custom ones)

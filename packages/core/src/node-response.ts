@@ -9,37 +9,11 @@
  */
 import { Buffer } from 'node:buffer';
 import { OutgoingMessage, STATUS_CODES } from 'node:http';
-import { type ExpressApp, expressApp } from './express-app.ts';
+import { expressApp } from './express-app.ts';
 import type { HeaderValue } from './headers.ts';
-import type { NodeSocket } from './node-request.ts';
 import type { Response } from './response.ts';
 import { kCommitted } from './symbols.ts';
 
-/** The Node.js ServerResponse members of a Response (merged into the class in response.ts). */
-export interface NodeResponse {
-  /** The request's socket stand-in (see `req.socket`). */
-  readonly socket: NodeSocket;
-  /** Node's old name for {@link Response.socket}. */
-  readonly connection: NodeSocket;
-  /** The Express-style application object (see `req.app`). */
-  readonly app: ExpressApp;
-  /** The reason phrase: Velox always sends the standard one for the status. */
-  statusMessage: string;
-  /** True until the response ended. */
-  readonly writable: boolean;
-  /** True once the response was handed to uWS. */
-  readonly writableFinished: boolean;
-  /** True once the client left (or the connection was cut). */
-  readonly destroyed: boolean;
-  /** Node's internal head: a status line once the head is committed, else null (middlewares test it). */
-  readonly _header: string | null;
-  /** Node's internal: commits the head through `writeHead(statusCode)` if not yet done. */
-  _implicitHeader(): void;
-  /** The names of the headers set so far, lower-case. */
-  getHeaderNames(): string[];
-  /** Node's response timeout: uWS manages timeouts; this only returns the response. */
-  setTimeout(ms: number, callback?: () => void): this;
-}
 
 type S = Response & { [kCommitted]?: boolean };
 

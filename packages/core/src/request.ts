@@ -11,8 +11,9 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { As, Body } from './body.ts';
 import { Bag } from './bag.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
-import { type ExpressRequest, installRequestHelpers } from './express-helpers.ts';
-import { installNodeRequest, type NodeRequest } from './node-request.ts';
+import type { ExpressApp } from './express-app.ts';
+import { installRequestHelpers } from './express-helpers.ts';
+import { installNodeRequest, type NodeSocket } from './node-request.ts';
 import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
@@ -31,11 +32,10 @@ export type Headers = Record<string, string | undefined>;
  */
 const WHOLE_HEADERS = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'cookie']);
 
-const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
+/** An event listener, for the Node-style emitter methods. */
+type Listener = (...args: any[]) => void;
 
-// The members node-request.ts and express-helpers.ts define on the prototype (see the end of this file).
-// biome-ignore lint/correctness/noUnusedVariables: merging with the class needs the same type parameters.
-export interface Request<Params = Record<string, string>> extends NodeRequest, ExpressRequest {}
+const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
 
 /**
  * The incoming HTTP request, handed to every middleware and handler.
@@ -53,7 +53,6 @@ export interface Request<Params = Record<string, string>> extends NodeRequest, E
  * }
  * ```
  */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above types what those files install.
 export class Request<Params = Record<string, string>> {
   /** The server that received this request. */
   readonly server: Server;
@@ -476,6 +475,116 @@ export class Request<Params = Record<string, string>> {
   get _overflowed(): boolean {
     return this.#body?.overflowed === true;
   }
+
+  // The Node.js IncomingMessage surface, defined on the prototype by node-request.ts (types only here).
+  /** Set by a body parser (body-parser, `express.json()`, multer…); `@velox/validate` reads it when present. */
+  declare body?: unknown;
+  /** The URL as received, before any middleware or mount point rewrote `req.url`. */
+  declare originalUrl: string;
+  /** The part of the path the running middleware is mounted at (`use('/static', mw)`), else `''`. */
+  declare baseUrl: string;
+  /** Always `'1.1'`: uWebSockets.js speaks HTTP/1.1 (and answers HTTP/1.0 clients as 1.1). */
+  declare readonly httpVersion: string;
+  /** Always 1. */
+  declare readonly httpVersionMajor: number;
+  /** Always 1. */
+  declare readonly httpVersionMinor: number;
+  /** A stand-in for Node's socket: `remoteAddress`, `encrypted`, `readable`, `'close'` when the client leaves. */
+  declare readonly socket: NodeSocket;
+  /** Node's old name for {@link Request.socket}. */
+  declare readonly connection: NodeSocket;
+  /** True once the whole body has arrived (true at once for a request without a body). */
+  declare readonly complete: boolean;
+  /** False once the body has been read (as a stream or by `text()`/`json()`/`buffer()`). */
+  declare readonly readable: boolean;
+  /** True once the body stream emitted `'end'` (or the body was read whole with `text()`, `json()`, `buffer()`). */
+  declare readonly readableEnded: boolean;
+  /** Header names and values in a flat list, as Node gives them (names lower-case). */
+  declare readonly rawHeaders: string[];
+  /** The Express-style application object: settings (`get('trust proxy')`, …) and `locals`. */
+  declare readonly app: ExpressApp;
+  /** Adds a listener. Body events (`data`, `end`, `readable`, `error`) read the body as a stream; `close` fires when the response is done or the client left. */
+  declare on: (event: string | symbol, listener: Listener) => this;
+  /** Alias of `on`. */
+  declare addListener: (event: string | symbol, listener: Listener) => this;
+  /** Adds a listener that runs once. */
+  declare once: (event: string | symbol, listener: Listener) => this;
+  /** Adds a listener ahead of the others. */
+  declare prependListener: (event: string | symbol, listener: Listener) => this;
+  /** Removes a listener. */
+  declare removeListener: (event: string | symbol, listener: Listener) => this;
+  /** Alias of `removeListener`. */
+  declare off: (event: string | symbol, listener: Listener) => this;
+  /** Removes all listeners of an event (or of all events). */
+  declare removeAllListeners: (event?: string | symbol) => this;
+  /** Calls an event's listeners; true if there were any. */
+  declare emit: (event: string | symbol, ...args: unknown[]) => boolean;
+  /** The listeners of an event. */
+  declare listeners: (event: string | symbol) => Listener[];
+  /** How many listeners an event has. */
+  declare listenerCount: (event: string | symbol) => number;
+  /** Starts or resumes the flow of `data` events. */
+  declare resume: () => this;
+  /** Pauses the flow of `data` events (and reading from the socket, once the buffer fills). */
+  declare pause: () => this;
+  /** True while paused. */
+  declare isPaused: () => boolean;
+  /** Reads from the body stream (paused mode, after `'readable'`). */
+  declare read: (size?: number) => unknown;
+  /** Decodes body chunks as text in this encoding. */
+  declare setEncoding: (encoding: BufferEncoding) => this;
+  /** Stops piping the body into `destination` (or into everything). */
+  declare unpipe: (destination?: NodeJS.WritableStream) => this;
+  /** Node's request timeout: Velox leaves timeouts to uWS (about 10 s idle); this only returns the request. */
+  declare setTimeout: (ms: number, callback?: () => void) => this;
+  /** Cuts the connection (the response is abandoned). */
+  declare destroy: (error?: Error) => this;
+
+  // Express's request helpers, defined on the prototype by express-helpers.ts (types only here).
+  /**
+   * Which of the given types the request's Content-Type matches: the matching type, `false`,
+   * or `null` when the request has no body.
+   * @example
+   * ```ts
+   * if (req.is('json')) body = await req.json();
+   * ```
+   */
+  declare is: (...types: Array<string | string[]>) => string | false | null;
+  /**
+   * The best of the given types for the Accept header, or `false`; with no argument, the
+   * accepted types in order of preference.
+   * @example
+   * ```ts
+   * req.accepts('html', 'json'); // 'json' for Accept: application/json
+   * ```
+   */
+  declare accepts: (...types: Array<string | string[]>) => string | false | string[];
+  /** Like `accepts`, for Accept-Encoding. @example req.acceptsEncodings('gzip', 'br'); */
+  declare acceptsEncodings: (...encodings: Array<string | string[]>) => string | false | string[];
+  /** Like `accepts`, for Accept-Charset. @example req.acceptsCharsets('utf-8'); */
+  declare acceptsCharsets: (...charsets: Array<string | string[]>) => string | false | string[];
+  /** Like `accepts`, for Accept-Language. @example req.acceptsLanguages('en', 'fr'); */
+  declare acceptsLanguages: (...languages: Array<string | string[]>) => string | false | string[];
+  /**
+   * True for a GET or HEAD whose client copy is current: the response's ETag or Last-Modified
+   * (set before reading this) matches If-None-Match / If-Modified-Since. Answer 304 then.
+   */
+  declare readonly fresh: boolean;
+  /** `!req.fresh`. */
+  declare readonly stale: boolean;
+  /** True when `X-Requested-With` is `XMLHttpRequest`. */
+  declare readonly xhr: boolean;
+  /** The host name's labels before the last `subdomain offset` (2) ones, right to left, as in Express. */
+  declare readonly subdomains: string[];
+  /**
+   * Parses the Range header against a size: the ranges (with `type: 'bytes'`), -1 when none
+   * can be satisfied, -2 when malformed, undefined without a Range header.
+   * @example
+   * ```ts
+   * const ranges = req.range(stats.size, { combine: true });
+   * ```
+   */
+  declare range: (size: number, options?: { combine?: boolean }) => (Array<{ start: number; end: number }> & { type: string }) | -1 | -2 | undefined;
 }
 
 // The Node.js IncomingMessage surface and Express's request helpers (see those files).

@@ -11,9 +11,11 @@ import type { HttpResponse, us_socket_context_t } from 'uWebSockets.js';
 import { Bag } from './bag.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
-import { type ExpressResponse, installResponseHelpers } from './express-helpers.ts';
+import type { ExpressApp } from './express-app.ts';
+import { installResponseHelpers } from './express-helpers.ts';
 import { type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
-import { headersFromArgs, implicitHead, installNodeResponse, type NodeResponse, noteLength, observedSend } from './node-response.ts';
+import type { NodeSocket } from './node-request.ts';
+import { headersFromArgs, implicitHead, installNodeResponse, noteLength, observedSend } from './node-response.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
 import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
@@ -105,9 +107,6 @@ const TYPES: Record<string, string> = {
   events: 'text/event-stream',
 };
 
-// The members node-response.ts and express-helpers.ts define on the prototype (see the end of this file).
-export interface Response extends NodeResponse, ExpressResponse {}
-
 /**
  * The response, handed to every middleware and handler. Every write is corked; writes after
  * the client left are dropped quietly.
@@ -119,7 +118,6 @@ export interface Response extends NodeResponse, ExpressResponse {}
  * });
  * ```
  */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above types what those files install.
 export class Response extends LazyEmitter {
   /** The server that received the request. */
   readonly server: Server;
@@ -973,6 +971,71 @@ export class Response extends LazyEmitter {
     this.#phase = Phase.Aborted;
     return true;
   }
+
+  // The Node.js ServerResponse surface, defined on the prototype by node-response.ts (types only here).
+  /** The request's socket stand-in (see `req.socket`). */
+  declare readonly socket: NodeSocket;
+  /** Node's old name for {@link Response.socket}. */
+  declare readonly connection: NodeSocket;
+  /** The Express-style application object (see `req.app`). */
+  declare readonly app: ExpressApp;
+  /** The reason phrase: Velox always sends the standard one for the status. */
+  declare statusMessage: string;
+  /** True until the response ended. */
+  declare readonly writable: boolean;
+  /** True once the response was handed to uWS. */
+  declare readonly writableFinished: boolean;
+  /** True once the client left (or the connection was cut). */
+  declare readonly destroyed: boolean;
+  /** Node's internal head: a status line once the head is committed, else null (middlewares test it). */
+  declare readonly _header: string | null;
+  /** Node's internal: commits the head through `writeHead(statusCode)` if not yet done. */
+  declare _implicitHeader: () => void;
+  /** The names of the headers set so far, lower-case. */
+  declare getHeaderNames: () => string[];
+  /** Node's response timeout: uWS manages timeouts; this only returns the response. */
+  declare setTimeout: (ms: number, callback?: () => void) => this;
+
+  // Express's response helpers, defined on the prototype by express-helpers.ts (types only here).
+  /**
+   * Adds a field to the Vary header (once).
+   * @example
+   * ```ts
+   * res.vary('Accept-Language');
+   * ```
+   */
+  declare vary: (field: string | string[]) => this;
+  /**
+   * Sets the Location header (`'back'` means the Referer, or `/`), percent-encoding what needs it.
+   * @example
+   * ```ts
+   * res.location('/login').sendStatus(303);
+   * ```
+   */
+  declare location: (url: string) => this;
+  /**
+   * Marks the response as a download: Content-Disposition `attachment`, with the file name
+   * (and the Content-Type from its extension) when given.
+   * @example
+   * ```ts
+   * res.attachment('report.pdf').send(pdfBytes);
+   * ```
+   */
+  declare attachment: (filename?: string) => this;
+  /**
+   * Answers according to the Accept header: calls the handler of the best type (keys are
+   * types or extensions), with its Content-Type set and `Vary: Accept`; `default` when none
+   * matches, else 406 through the error handler.
+   * @example
+   * ```ts
+   * res.format({
+   *   json: () => res.json({ hello: 'world' }),
+   *   html: () => res.html('<p>hello world</p>'),
+   *   default: () => res.status(406).send('Not Acceptable'),
+   * });
+   * ```
+   */
+  declare format: (handlers: Record<string, (req: Request, res: Response, next: (err?: unknown) => void) => unknown>) => this;
 }
 
 /** The prototype's own methods: a middleware that replaced one on an instance is told apart by identity. */
