@@ -2,9 +2,12 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Every directory whose tests report here: the packages, and the guides' examples. */
+const dirs = [...readdirSync('packages').map((dir) => join('packages', dir)), join('docs', 'examples')];
+
 if (process.argv.includes('--clean')) {
   // Before a run: drop old reports so a package that runs no test cannot look green.
-  for (const dir of readdirSync('packages')) rmSync(join('packages', dir, '.vitest'), { recursive: true, force: true });
+  for (const dir of dirs) rmSync(join(dir, '.vitest'), { recursive: true, force: true });
   process.exit(0);
 }
 
@@ -12,14 +15,14 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const reports = [];
-for (const dir of readdirSync('packages')) {
-  const file = join('packages', dir, '.vitest', 'report.json');
+for (const dir of dirs) {
+  const file = join(dir, '.vitest', 'report.json');
   if (!existsSync(file)) continue;
   const report = JSON.parse(readFileSync(file, 'utf8'));
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   skipped += report.numPendingTests + report.numTodoTests;
-  reports.push(`${dir}: ${report.numPassedTests} passed`);
+  reports.push(`${dir.replace(/^packages[\\/]/, '')}: ${report.numPassedTests} passed`);
 }
 if (reports.length === 0) {
   console.error('No test reports found: did any tests run?');

@@ -17,6 +17,16 @@ const NO_CHUNKS: Buffer[] = [];
 /** Bytes queued with no consumer, or not yet taken by a slow stream, before uWS is paused. */
 const HIGH_WATER_MARK = 64 * 1024;
 
+/**
+ * A refused body (cut at a limit, or answered 413) whose announced rest is at most this long is
+ * answered at once and in full, and read to its end by uWS (see Response: refusing a body).
+ */
+export const LINGER_BYTES = 8 * 1024 * 1024;
+/** Longest time a refused body of unknown or larger length is read and dropped before the connection is cut. */
+export const LINGER_MS = 5000;
+/** A refused body that sends nothing for this long is taken to have stopped: the held answer is completed. */
+export const LINGER_QUIET_MS = 1000;
+
 /** What a buffered read resolves with. */
 export const enum As {
   Buffer = 0,
@@ -30,6 +40,14 @@ const enum Mode {
   Buffer = 1,
   Stream = 2,
   Discard = 3,
+  /** Refused: dropped, and watched for its end, a quiet spell, or the linger deadline. */
+  Linger = 4,
+}
+
+/** How a linger ended: the body ended or went quiet (complete the answer), or it went on too long (cut). */
+export const enum LingerEnd {
+  Finished = 0,
+  Cut = 1,
 }
 
 export class Body {
@@ -47,6 +65,7 @@ export class Body {
   #resolve: ((value: any) => void) | undefined;
   #reject: ((err: unknown) => void) | undefined;
   #stream: Readable | undefined;
+  #linger: Linger | undefined;
   /** Set when the body went over the limit: the connection must close after the answer. */
   overflowed: boolean;
   /** The announced length (Content-Length), or -1 for a chunked body. */
@@ -68,6 +87,7 @@ export class Body {
     this.#resolve = undefined;
     this.#reject = undefined;
     this.#stream = undefined;
+    this.#linger = undefined;
     this.overflowed = false;
     this.expectedLength = expectedLength;
     ures.onData((chunk, isLast) => this.#onData(chunk, isLast));
@@ -115,7 +135,7 @@ export class Body {
 
   /** The response is over: drop what comes, and let uWS read on so the connection stays usable. */
   discard(): void {
-    if (this.#mode === Mode.Discard) return;
+    if (this.#mode >= Mode.Discard) return;
     const wasStreaming = this.#mode === Mode.Stream;
     this.#mode = Mode.Discard;
     this.#chunks = NO_CHUNKS;
@@ -130,9 +150,58 @@ export class Body {
     this.#resume();
   }
 
+  /**
+   * The body is refused and the answer went out without its end: read and drop what comes, and
+   * call `end` once, when the body ends or sends nothing for LINGER_QUIET_MS (Finished), or when
+   * LINGER_MS pass first (Cut). Never called if the client leaves first.
+   */
+  linger(end: (how: LingerEnd) => void): void {
+    this.discard();
+    this.#mode = Mode.Linger;
+    if (this.#done) return end(LingerEnd.Finished);
+    const linger: Linger = {
+      end,
+      deadline: setTimeout(() => this.#endLinger(LingerEnd.Cut), LINGER_MS),
+      quiet: setTimeout(() => this.#quietSpell(linger), LINGER_QUIET_MS),
+      chunks: 0,
+    };
+    linger.deadline.unref();
+    linger.quiet.unref();
+    this.#linger = linger;
+  }
+
+  /**
+   * No data for LINGER_QUIET_MS, as the timers see it. After a stall of the whole process, data
+   * may wait in the socket while the timer fires first (timers run before I/O in Node's loop):
+   * look again after the next I/O poll before taking the body to have stopped.
+   */
+  #quietSpell(linger: Linger): void {
+    const seen = linger.chunks;
+    setImmediate(() => {
+      if (this.#linger !== linger) return;
+      if (linger.chunks === seen) this.#endLinger(LingerEnd.Finished);
+      else linger.quiet.refresh();
+    });
+  }
+
+  #endLinger(how: LingerEnd): void {
+    const linger = this.#linger;
+    if (!linger) return;
+    this.#linger = undefined;
+    clearTimeout(linger.deadline);
+    clearTimeout(linger.quiet);
+    linger.end(how);
+  }
+
   /** The client went away. */
   abort(): void {
     this.#paused = false; // the uWS response is gone: never touch it again
+    const linger = this.#linger;
+    if (linger) {
+      this.#linger = undefined;
+      clearTimeout(linger.deadline);
+      clearTimeout(linger.quiet);
+    }
     if (this.#done) return;
     this.#fail(new VeloxError(ErrorCodes.ABORTED, 'The client closed the connection before the body was read', { status: 499 }));
     this.#mode = Mode.Discard;
@@ -148,12 +217,18 @@ export class Body {
     return this.#done;
   }
 
+  /** Bytes received so far. */
+  get received(): number {
+    return this.#received;
+  }
+
   #onData(ab: ArrayBuffer, isLast: boolean): void {
     const length = ab.byteLength;
     this.#received += length;
     const mode = this.#mode;
-    if (mode === Mode.Discard) {
+    if (mode >= Mode.Discard) {
       if (isLast) this.#done = true;
+      if (mode === Mode.Linger) this.#lingerData(isLast);
       return;
     }
     if (mode === Mode.Buffer && this.#received > this.#limit) {
@@ -184,6 +259,14 @@ export class Body {
       if (mode === Mode.Stream) this.#stream!.push(null);
       else if (mode === Mode.Buffer) this.#settle(this.#concat());
     }
+  }
+
+  #lingerData(isLast: boolean): void {
+    const linger = this.#linger;
+    if (!linger) return;
+    if (isLast) return this.#endLinger(LingerEnd.Finished);
+    linger.chunks++;
+    linger.quiet.refresh();
   }
 
   #concat(): Buffer {
@@ -244,6 +327,43 @@ export class Body {
     this.#ures.resume();
   }
 }
+
+interface Linger {
+  end: (how: LingerEnd) => void;
+  deadline: NodeJS.Timeout;
+  quiet: NodeJS.Timeout;
+  /** Chunks seen so far, to tell a quiet spell from a stalled process. */
+  chunks: number;
+}
+
+/**
+ * Whether a Content-Type names a JSON media type: `application/json` or any type with the
+ * `+json` suffix (`application/problem+json`, `application/vnd.api+json`), in any case, with any
+ * parameters (`; charset=utf-8`). A missing or empty value is not JSON. The forms a browser can
+ * send cross-site without a CORS preflight (`text/plain`, `application/x-www-form-urlencoded`,
+ * `multipart/form-data`) are not, which is the point: a JSON route refuses them with 415.
+ *
+ * @example
+ * ```ts
+ * import { isJsonType } from '@velox/core';
+ * isJsonType('application/json; charset=utf-8'); // true
+ * isJsonType('text/plain'); // false
+ * app.post('/hook', async (req, res) => res.send(isJsonType(req.get('content-type')) ? 'json' : 'other'));
+ * ```
+ */
+export function isJsonType(value: string | undefined): boolean {
+  // The spellings clients send almost always, compared whole before anything is parsed.
+  if (value === 'application/json' || value === 'application/json; charset=utf-8' || value === 'application/json;charset=UTF-8') {
+    return true;
+  }
+  if (value === undefined || value === '') return false;
+  const semicolon = value.indexOf(';');
+  const essence = (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase();
+  return essence === 'application/json' || (essence.endsWith('+json') && MEDIA_TYPE.test(essence));
+}
+
+/** `type/subtype`, both HTTP tokens (RFC 9110 8.3.1), lower-case. */
+const MEDIA_TYPE = /^[a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+$/;
 
 /** Parses JSON, answering 400 for a malformed or empty body. */
 export function parseJson(text: string): unknown {

@@ -66,7 +66,19 @@ export const ErrorCodes = {
   BAD_ENCODING: 'VELOX_ERR_BAD_ENCODING',
   /** 413: the body is longer than `maxBodyLength`. */
   BODY_TOO_LARGE: 'VELOX_ERR_BODY_TOO_LARGE',
-  /** 400: the body was already consumed by another reader. */
+  /**
+   * 415: `req.json()` (or `validate({ body })`) got a body whose Content-Type is not a JSON
+   * media type (`application/json`, or any type ending in `+json`), or none at all. A route opts
+   * out with `req.json({ anyType: true })`.
+   */
+  UNSUPPORTED_MEDIA_TYPE: 'VELOX_ERR_UNSUPPORTED_MEDIA_TYPE',
+  /**
+   * 400: the body's framing headers are unsafe to act on: two Content-Length headers with
+   * different values, a Content-Length that is not a plain number, or a Transfer-Encoding other
+   * than `chunked`. The connection closes after the answer (request smuggling, RFC 9112 6.3).
+   */
+  BAD_FRAMING: 'VELOX_ERR_BAD_FRAMING',
+  /** 500: the body was already consumed by another reader. */
   BODY_CONSUMED: 'VELOX_ERR_BODY_CONSUMED',
   /** 499: the client went away before the body was read. */
   ABORTED: 'VELOX_ERR_ABORTED',

@@ -5,12 +5,14 @@
 export { Server } from './server.ts';
 export { Request } from './request.ts';
 export { Response } from './response.ts';
+export { PreparedHead } from './prepared.ts';
 export { VeloxError, ErrorCodes } from './errors.ts';
+export { isJsonType } from './body.ts';
 
 export type { ExpressApp } from './express-app.ts';
 export type { NodeSocket } from './node-request.ts';
-export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute, Decoration } from './server.ts';
-export type { Query, Headers } from './request.ts';
+export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute, Decoration, WebSocketMessage, PublishOptions } from './server.ts';
+export type { Query, Headers, JsonOptions } from './request.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
 export type {

@@ -8,7 +8,7 @@ import { Readable, type Writable } from 'node:stream';
 import { parse as parseCookie } from 'cookie';
 import { unsign } from 'cookie-signature';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import { As, Body } from './body.ts';
+import { As, Body, isJsonType } from './body.ts';
 import { Bag } from './bag.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { ExpressApp } from './express-app.ts';
@@ -23,6 +23,26 @@ import { kConfig, kOriginalUrl } from './symbols.ts';
 export type Query = Record<string, string | string[] | undefined>;
 /** Request headers, with lower-case names. Repeated headers are joined with `, ` (cookies with `; `). */
 export type Headers = Record<string, string | undefined>;
+
+/**
+ * Options of {@link Request.json}.
+ *
+ * @example
+ * ```ts
+ * // navigator.sendBeacon() posts a string as text/plain: this route takes JSON in any type.
+ * const options: JsonOptions = { anyType: true };
+ * app.post('/beacon', async (req, res) => res.json(await req.json(options)));
+ * ```
+ */
+export interface JsonOptions {
+  /**
+   * Parse the body as JSON whatever its Content-Type says, or when it has none. Default: `false`:
+   * only `application/json` and `+json` types are parsed, anything else answers 415
+   * (`VELOX_ERR_UNSUPPORTED_MEDIA_TYPE`), so that a cross-site form (which can send `text/plain`
+   * without a CORS preflight) never reaches a JSON route.
+   */
+  anyType?: boolean;
+}
 
 /**
  * Headers that `get()` always reads whole, repeats joined, even while uWS's request is live (uWS's
@@ -74,6 +94,8 @@ export class Request<Params = Record<string, string>> {
   #signedCookies: Record<string, string | false> | undefined;
   #remote: string | undefined;
   #body: Body | undefined | null;
+  /** Set when the framing headers were found unsafe; every body read fails with it. */
+  #framing: VeloxError | undefined;
   #locals: Record<string, unknown> | undefined;
 
   /** @internal Built by the server for each request. */
@@ -93,6 +115,7 @@ export class Request<Params = Record<string, string>> {
     this.#signedCookies = undefined;
     this.#remote = undefined;
     this.#body = undefined;
+    this.#framing = undefined;
     this.#locals = undefined;
   }
 
@@ -192,6 +215,21 @@ export class Request<Params = Record<string, string>> {
     // often enough to matter, and then the full list settles it.
     const value = this.#ureq.getHeader(key);
     return value !== '' ? value : this.headers[key];
+  }
+
+  /**
+   * The first line of a header by its lower-case name, `''` when absent: the cheapest read, for
+   * hot paths that treat an empty header as an absent one (conditional and range headers, say).
+   * Nothing is copied or joined while uWS's request is live.
+   * @example
+   * ```ts
+   * if (req.firstHeader('if-none-match') === etag) return res.sendStatus(304);
+   * ```
+   */
+  firstHeader(name: string): string {
+    const ureq = this.#ureq;
+    if (ureq !== null && this.#headers === undefined) return ureq.getHeader(name);
+    return this.#rawHeader(name) ?? '';
   }
 
   /** Alias of {@link Request.get}, as in Express. */
@@ -311,14 +349,25 @@ export class Request<Params = Record<string, string>> {
   }
 
   /**
-   * Reads and parses a JSON body; malformed JSON answers 400.
+   * Reads and parses a JSON body. The Content-Type must be a JSON media type
+   * (`application/json`, or any `+json` type; parameters such as `charset` are fine), else 415
+   * `VELOX_ERR_UNSUPPORTED_MEDIA_TYPE`, unless `{ anyType: true }`. Malformed JSON, or no body,
+   * answers 400 `VELOX_ERR_BAD_JSON`.
    * @example
    * ```ts
    * app.post('/json', async (req, res) => res.json(await req.json()));
+   * app.post('/beacon', async (req, res) => res.json(await req.json({ anyType: true })));
    * ```
    */
-  json<T = any>(): Promise<T> {
-    return this.#readBody(As.Json);
+  json<T = any>(options?: JsonOptions): Promise<T> {
+    const body = this.#getBody();
+    if (body === null) return this.#noBody(As.Json);
+    if (options?.anyType !== true) {
+      // Read from the header copy the body has just made (or the record, if built).
+      const type = this.#rawHeader('content-type');
+      if (!isJsonType(type)) return Promise.reject(unsupportedType(type));
+    }
+    return body.read(this.server[kConfig].maxBodyLength, As.Json);
   }
 
   /**
@@ -352,6 +401,11 @@ export class Request<Params = Record<string, string>> {
   stream(): Readable {
     const body = this.#getBody();
     if (!body) {
+      if (this.#framing) {
+        const failed = new Readable({ read() {} });
+        setImmediate(destroyWith, failed, this.#framing);
+        return failed;
+      }
       // No body was announced: an empty stream.
       return Readable.from([]);
     }
@@ -384,6 +438,20 @@ export class Request<Params = Record<string, string>> {
   #readBody(as: As): Promise<any> {
     const body = this.#getBody();
     if (body) return body.read(this.server[kConfig].maxBodyLength, as);
+    return this.#noBody(as);
+  }
+
+  /** What a read answers when there is no body to read: unsafe framing, or an empty body. */
+  #noBody(as: As): Promise<any> {
+    const framing = this.#framing;
+    if (framing) {
+      // Failed from a later turn of the event loop, never inside uWS's callback: uWS 20.30 drops
+      // the "close" of a response ended there when more requests follow in the same read, and
+      // would go on to answer the smuggled one. A response still pending when uWS reaches the
+      // next request makes uWS close the connection instead; with nothing behind it, the 400
+      // goes out with Connection: close.
+      return new Promise((_resolve, reject) => setImmediate(reject, framing));
+    }
     if (as === As.Json) return Promise.reject(new VeloxError(ErrorCodes.BAD_JSON, 'Body is empty, expected JSON', { status: 400 }));
     return Promise.resolve(as === As.Text ? '' : Buffer.alloc(0));
   }
@@ -396,13 +464,54 @@ export class Request<Params = Record<string, string>> {
 
   #startBody(): Body | null {
     // A body means the handler goes async, and then every header is copied anyway: copy them
-    // now and read the framing headers from the copy rather than asking uWS again.
-    const length = this.#rawHeader('content-length');
-    if (length !== undefined) {
-      const n = contentLength(length);
-      return (this.#body = n > 0 ? new Body(this.#ures, this.res, n) : null);
+    // now and read the framing headers from the copy rather than asking uWS again. Every line
+    // counts: uWS frames the body by the first Content-Length line and takes any
+    // Transfer-Encoding for chunked, where a proxy in front may read the message otherwise
+    // (request smuggling). Such a request is answered 400 and its connection closed.
+    let length: string | undefined;
+    let coding: string | undefined;
+    let conflict = false;
+    const headers = this.#headers;
+    if (headers) {
+      length = headers['content-length'];
+      coding = headers['transfer-encoding'];
+      if (length !== undefined && length.indexOf(',') >= 0) {
+        // Lines joined into the record: a list of one value repeated is that value.
+        const first = length.slice(0, length.indexOf(',')).trim();
+        conflict = length.split(',').some((part) => part.trim() !== first);
+        length = first;
+      }
+    } else {
+      const raw = this.#rawHeaders ?? this.#copyHeaders();
+      for (let i = 0; i < raw.length; i += 2) {
+        const key = raw[i]!;
+        if (key === 'content-length') {
+          const value = raw[i + 1]!;
+          if (length === undefined) length = value;
+          else if (value !== length) conflict = true;
+        } else if (key === 'transfer-encoding') {
+          const value = raw[i + 1]!;
+          coding = coding === undefined ? value : `${coding}, ${value}`;
+        }
+      }
     }
-    return (this.#body = this.#rawHeader('transfer-encoding') !== undefined ? new Body(this.#ures, this.res, -1) : null);
+    if (coding !== undefined) {
+      if (length !== undefined) return this.#badFraming('Content-Length and Transfer-Encoding together');
+      if (!isChunked(coding)) return this.#badFraming(`Transfer-Encoding must be chunked, got ${quote(coding)}`);
+      return (this.#body = new Body(this.#ures, this.res, -1));
+    }
+    if (length === undefined) return (this.#body = null);
+    if (conflict) return this.#badFraming('Content-Length sent more than once, with different values');
+    const n = contentLength(length);
+    if (n < 0) return this.#badFraming(`Content-Length must be a number of bytes, got ${quote(length)}`);
+    return (this.#body = n > 0 ? new Body(this.#ures, this.res, n) : null);
+  }
+
+  /** The framing is unsafe: no body is read, reads fail with 400, and the connection closes after the answer. */
+  #badFraming(why: string): null {
+    this.#framing = new VeloxError(ErrorCodes.BAD_FRAMING, `Bad request framing: ${why}`, { status: 400 });
+    this.res._closeAfter();
+    return (this.#body = null);
   }
 
   #trusted(): boolean {
@@ -469,6 +578,15 @@ export class Request<Params = Record<string, string>> {
   _abort(): void {
     if (this.#body) this.#body.abort();
     this.#ureq = null;
+  }
+
+  /**
+   * @internal The body still to come, for an answer that refuses it (started now if it was not
+   * yet, while uWS's request is live); null when no body was announced or all of it arrived.
+   */
+  _unreadBody(): Body | null {
+    const body = this.#getBody();
+    return body && !body.complete ? body : null;
   }
 
   /** @internal Whether an unread body was cut off at the limit (the connection must close). */
@@ -592,20 +710,43 @@ installNodeRequest(Request.prototype);
 installRequestHelpers(Request.prototype);
 
 /**
- * The value of a Content-Length header uWS accepted (it frames the body by it, so it is digits).
- * A loop over the digits: `Number(text)` goes through V8's generic string-to-number conversion,
- * which also computes and stores the string's hash, several times the cost for a short value.
+ * The value of a Content-Length header, or -1 when it is not a plain decimal number (uWS closes
+ * such a connection itself, but its route has run by then). A loop over the digits:
+ * `Number(text)` goes through V8's generic string-to-number conversion, which also computes and
+ * stores the string's hash, several times the cost for a short value.
  */
 function contentLength(text: string): number {
   const length = text.length;
-  if (length === 0 || length > 15) return Number(text);
+  if (length === 0 || length > 15) return -1;
   let n = 0;
   for (let i = 0; i < length; i++) {
     const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return Number(text);
+    if (digit < 0 || digit > 9) return -1;
     n = n * 10 + digit;
   }
   return n;
+}
+
+/** True for `chunked` alone (any case; the spaces and tabs around a field value are not part of it). */
+function isChunked(coding: string): boolean {
+  return coding === 'chunked' || coding.replace(/^[ \t]+|[ \t]+$/g, '').toLowerCase() === 'chunked';
+}
+
+function destroyWith(stream: Readable, err: Error): void {
+  stream.destroy(err);
+}
+
+/** A client-sent value, quoted and cut short, for an error message. */
+function quote(value: string): string {
+  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}
+
+function unsupportedType(type: string | undefined): VeloxError {
+  return new VeloxError(
+    ErrorCodes.UNSUPPORTED_MEDIA_TYPE,
+    `Expected a JSON body with Content-Type: application/json, got ${type === undefined || type === '' ? 'no Content-Type' : quote(type)}`,
+    { status: 415 },
+  );
 }
 
 let collecting: string[] | undefined;

@@ -9,6 +9,7 @@ import { serialize as serializeCookie, type SerializeOptions } from 'cookie';
 import { sign } from 'cookie-signature';
 import type { HttpResponse, us_socket_context_t } from 'uWebSockets.js';
 import { Bag } from './bag.ts';
+import { LINGER_BYTES, LingerEnd } from './body.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { ExpressApp } from './express-app.ts';
@@ -16,6 +17,7 @@ import { installResponseHelpers } from './express-helpers.ts';
 import { type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
 import type { NodeSocket } from './node-request.ts';
 import { headersFromArgs, implicitHead, installNodeResponse, noteLength, observedSend } from './node-response.ts';
+import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
 import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
@@ -525,6 +527,45 @@ export class Response extends LazyEmitter {
   }
 
   /**
+   * Sends a {@link PreparedHead} (status and headers checked and encoded once) with a body: the
+   * head goes to uWS as one block of bytes. When headers were set on this response already,
+   * beforeHead() tasks wait, or onSend or onResponse hooks exist, the normal path runs instead: the prepared headers are
+   * added under those already set (a header set before wins), so hooks see every header.
+   * Content-Length is written from the body (for HEAD requests too).
+   * @example
+   * ```ts
+   * const head = new PreparedHead(200, { 'content-type': 'text/css; charset=utf-8', etag: '"abc"' });
+   * app.get('/app.css', (req, res) => res.sendPrepared(head, css));
+   * ```
+   */
+  sendPrepared(head: PreparedHead, body: string | Uint8Array | ArrayBuffer = ''): this {
+    if (
+      this.#headers !== null ||
+      this.#hold !== null ||
+      this.server[kHooks].onSend.length !== 0 ||
+      this.server[kHooks].onResponse.length !== 0 ||
+      // A writeHead or end a middleware replaced (compression, on-headers) must see this answer.
+      this.end !== END ||
+      this.writeHead !== WRITE_HEAD
+    ) {
+      if (this.#phase < Phase.Done) this.statusCode = head.status;
+      const list = head.headers;
+      for (let i = 0; i < list.length; i += 2) this.#put(list[i] as string, list[i + 1]!, false);
+      this.#finish(body);
+      return this;
+    }
+    const phase = this.#phase;
+    if (phase === Phase.Aborted) return this;
+    if (phase === Phase.Done) throw headersSent();
+    this.statusCode = head.status;
+    this.#beforeEnd(body);
+    if (phase === Phase.Sync) this.#writeEnd(body, head.bytes);
+    else this.#ures.cork(() => this.#writeEnd(body, head.bytes));
+    this.#afterEnd();
+    return this;
+  }
+
+  /**
    * Sends a status with its standard text as the body.
    * @example
    * ```ts
@@ -841,9 +882,16 @@ export class Response extends LazyEmitter {
     this.#afterEnd();
   }
 
-  #writeEnd(body: string | Uint8Array | ArrayBuffer): void {
-    if (!this.#headersSent) this.#writeHead();
-    const close = this.#close || this.req._overflowed;
+  /** Writes the head (`prepared`, or the one built from the headers set) and the body; the caller has corked. */
+  #writeEnd(body: string | Uint8Array | ArrayBuffer, prepared?: ArrayBuffer): void {
+    // Headers already out: write() went first and the body is chunked. uWS v20.30's end(…, true)
+    // writes its `Connection: close` line after the last chunk, inside the body, which breaks the
+    // framing; such a response ends without it (a closing server closes the connection anyway).
+    const chunked = this.#headersSent;
+    if (prepared !== undefined) {
+      this.#headersSent = true;
+      this.#ures.writeStatus(prepared);
+    } else if (!chunked) this.#writeHead();
     const status = this.statusCode;
     const ures = this.#ures;
     if (status === 204 || status === 304 || status < 200 || this.#head) {
@@ -854,11 +902,53 @@ export class Response extends LazyEmitter {
         const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
         ures.writeHeader('content-length', String(length));
       }
-      if (close) ures.writeHeader('connection', 'close');
+      if (!chunked && (this.#close || this.req._overflowed)) ures.writeHeader('connection', 'close');
       ures.endWithoutBody();
+    } else if (chunked) {
+      ures.end(body, false);
+    } else if (this.#close) {
+      ures.end(body, true);
+    } else if ((status === 413 || this.req._overflowed) && this.#refuse(body)) {
+      // Answered; the rest of the body is read and dropped before the connection closes.
     } else {
-      ures.end(body, close);
+      ures.end(body, false);
     }
+  }
+
+  /**
+   * Answers while refusing the rest of the request's body: a 413, or any answer after a body was
+   * cut at maxBodyLength. Closing the connection at once would reset it under a client that is
+   * still writing, and such a client often never reads the answer (EPIPE, ECONNRESET). So the
+   * answer says `Connection: close`, and the rest of the body is read and dropped first:
+   * - a rest of known length up to LINGER_BYTES: the answer goes out whole, uWS reads the rest
+   *   (the body drops it), and the client closes (as asked) or uWS's idle timeout does;
+   * - otherwise: the head and body go out at once as one chunk, and the response's end waits
+   *   until the body ends or goes quiet for LINGER_QUIET_MS (then the client may close), or
+   *   LINGER_MS pass (then the connection is cut). uWS v20.30 cannot close a connection once a
+   *   response is complete, so this is how the reading stays bounded.
+   * Returns false when no body is left to refuse (the caller ends as usual).
+   */
+  #refuse(body: string | Uint8Array | ArrayBuffer): boolean {
+    const req = this.req;
+    const unread = req._unreadBody();
+    if (unread === null) return false;
+    const ures = this.#ures;
+    ures.writeHeader('connection', 'close');
+    const length = unread.expectedLength;
+    // uWS closes at once after any answer to a request that asked for it (a 5-character
+    // Connection value): only a held answer keeps the connection open for the rest.
+    if (length >= 0 && length - unread.received <= LINGER_BYTES && req.get('connection')?.length !== 5) {
+      ures.end(body, false);
+      return true;
+    }
+    if ((typeof body === 'string' ? body.length : body.byteLength) > 0) ures.write(body);
+    // The response is over for Velox but not for uWS, which wants an abort handler meanwhile.
+    ures.onAborted(() => req._abort());
+    unread.linger((how) => {
+      if (how === LingerEnd.Cut) ures.close();
+      else ures.cork(() => ures.end());
+    });
+    return true;
   }
 
   #tryEnd(chunk: Uint8Array, size: number): [boolean, boolean] {
@@ -1050,7 +1140,8 @@ installResponseHelpers(Response.prototype);
 // Header names repeat from request to request: remember the ones already checked.
 const checkedNames = new Map<string, string>();
 
-function checkName(name: string): string {
+/** @internal Checks a header name (an HTTP token) and returns it lower-case. */
+export function checkName(name: string): string {
   const known = checkedNames.get(name);
   if (known !== undefined) return known;
   if (typeof name !== 'string' || !TOKEN.test(name)) {
@@ -1070,7 +1161,8 @@ function safeValue(text: string): boolean {
   return true;
 }
 
-function checkValue(name: string, value: string | number): string {
+/** @internal Checks a header value (no CR, LF or other control character). */
+export function checkValue(name: string, value: string | number): string {
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string' || !safeValue(text)) {
     throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid value for header ${name}: it contains CR, LF or another control character`, {

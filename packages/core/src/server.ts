@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proxyAddr from 'proxy-addr';
-import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocketBehavior } from 'uWebSockets.js';
+import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
 import { type ChainFn, FALL_THROUGH, type Fail, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { HeadCache } from './headers.ts';
@@ -25,6 +25,7 @@ import type {
   Method,
   Middleware,
   Mountable,
+  ParamsOf,
   Plugin,
   RouteDefinition,
   RouteHandler,
@@ -68,6 +69,13 @@ export interface ServerOptions {
    * steps aside when `req.cookies` is already set. Default: `true`.
    */
   parseCookies?: boolean;
+  /**
+   * Treat `/users` and `/users/` as different paths. With `false`, every route (but `/` and
+   * `/*` ones) is registered natively under both spellings, as `@velox/router` does, so both
+   * match at the same cost. A route can say otherwise with `addRoute({ …, strict })`.
+   * WebSocket routes always match exactly. Default: `false`.
+   */
+  strict?: boolean;
 }
 
 /** Options of {@link Server.close}. */
@@ -85,11 +93,47 @@ export interface ListenInfo {
 }
 
 /**
+ * What a WebSocket message can be: text, or bytes (a Buffer or any other view, or an ArrayBuffer).
+ * @example
+ * ```ts
+ * const messages: WebSocketMessage[] = ['text', Buffer.from('bytes'), new Uint8Array([1, 2]).buffer];
+ * ```
+ */
+export type WebSocketMessage = string | ArrayBuffer | ArrayBufferView;
+
+/**
+ * Options of {@link Server.publish}.
+ * @example
+ * ```ts
+ * // An adapter delivering a message from another process, without forwarding it again:
+ * app.publish(topic, bytes, isBinary, { local: true });
+ * ```
+ */
+export interface PublishOptions {
+  /**
+   * Deliver in this process only: `onPublish` hooks do not run. A cross-process adapter delivers
+   * the messages it receives from other processes this way, so they are not sent back out.
+   */
+  local?: boolean;
+  /** A socket (uWS's) that must not receive the message: a socket publishing to the others. */
+  exclude?: WebSocket<any>;
+  /** Compress the message (permessage-deflate) for subscribers whose route and client agreed to it. Default: false. */
+  compress?: boolean;
+}
+
+/**
  * A WebSocket route: uWS's behavior, with `upgrade` taking Velox's request and response and
  * returning the user data for the socket (or answering the response itself to refuse).
  */
-export interface WebSocketRoute<UserData = unknown> extends Omit<WebSocketBehavior<UserData>, 'upgrade'> {
-  upgrade?: (req: Request, res: Response) => UserData | Promise<UserData>;
+export interface WebSocketRoute<UserData = unknown, Params = Record<string, string>> extends Omit<WebSocketBehavior<UserData>, 'upgrade'> {
+  upgrade?: (req: Request<Params>, res: Response) => UserData | Promise<UserData>;
+  /**
+   * Called once, when `ws()` adds the route, with the server and the route's pattern: for a
+   * behavior that needs the server (its logger, its hooks) or must check something before it can
+   * serve. A promise it returns holds back `listen()` like an async plugin, and a rejection makes
+   * `listen()` reject with that error (after `listen()`, the rejection is logged).
+   */
+  setup?: (server: Server, pattern: string) => void | Promise<void>;
 }
 
 /**
@@ -142,6 +186,7 @@ interface ScopedErrorMiddleware {
 
 interface Config {
   maxBodyLength: number;
+  strict: boolean;
   secrets: string[];
   trust: ((addr: string, hop: number) => boolean) | undefined;
   /** The trustProxy option as given, for `req.app.get('trust proxy')`. */
@@ -192,6 +237,7 @@ export class Server {
     onError: [],
     onListen: [],
     onClose: [],
+    onPublish: [],
   };
 
   #uwsModule: Uws;
@@ -199,6 +245,8 @@ export class Server {
   #middlewares: ScopedMiddleware[] = [];
   #errorMiddlewares: ScopedErrorMiddleware[] = [];
   #routes = new Map<string, RouteDefinition>();
+  /** The trailing-slash twins core added itself (strict off), to explain a clash with one. */
+  #twins = new WeakSet<RouteDefinition>();
   #errorHandler: ErrorHandler<any, any> = defaultErrorHandler;
   #notFoundHandler: Handler<any, any> = defaultNotFoundHandler;
   #pending: Promise<void> | undefined;
@@ -217,12 +265,15 @@ export class Server {
     if (!(Number.isInteger(maxBodyLength) && maxBodyLength >= 0)) {
       throw invalidOption(`maxBodyLength must be a whole number of bytes, e.g. 1048576 for 1 MiB; got ${options.maxBodyLength}`);
     }
+    const strict = options.strict ?? false;
+    if (typeof strict !== 'boolean') throw invalidOption(`strict must be true or false; got ${String(options.strict)}`);
     const secrets = options.cookieSecret === undefined ? [] : ([] as string[]).concat(options.cookieSecret);
     if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
       throw invalidOption('cookieSecret must be a non-empty string or a list of them (first signs, all verify)');
     }
     this[kConfig] = {
       maxBodyLength,
+      strict,
       secrets,
       trust: compileTrust(options.trustProxy),
       trustProxy: options.trustProxy ?? false,
@@ -249,6 +300,20 @@ export class Server {
   /** True between a successful `listen()` and `close()`. */
   get listening(): boolean {
     return this.#listenSocket !== undefined;
+  }
+
+  /**
+   * The logger from the options (`console` unless told otherwise), or `undefined` with
+   * `logger: false`: plugins log through it, so that one option silences or redirects them all.
+   * @example
+   * ```ts
+   * const plugin: Plugin = (server) => {
+   *   server.addHook('onListen', () => server.logger?.warn('cache is cold'));
+   * };
+   * ```
+   */
+  get logger(): Logger | undefined {
+    return this[kConfig].logger;
   }
 
   /**
@@ -318,7 +383,9 @@ export class Server {
 
   /**
    * Registers a prepared route; routers flatten themselves into these. Throws if the same method
-   * and pattern is already registered.
+   * and pattern is already registered. Unless the route or the server is `strict`, the route is
+   * registered under its other spelling too (`/a/` for `/a`, and `/a` for `/a/`): that twin is a
+   * route of its own, listed by `routes()` and reported to `onRoute` hooks.
    * @example
    * ```ts
    * app.addRoute({ method: 'GET', path: '/ping', handlers: [(req, res) => res.send('pong')] });
@@ -330,9 +397,21 @@ export class Server {
     if (route.handlers.length === 0 || route.handlers.some((h) => typeof h !== 'function')) {
       throw invalidOption(`${route.method} ${route.path} needs a handler function`);
     }
+    if (route.strict !== undefined && typeof route.strict !== 'boolean') {
+      throw invalidOption(`${route.method} ${route.path}: strict must be true or false; got ${String(route.strict)}`);
+    }
     const key = `${route.method} ${route.path}`;
-    if (this.#routes.has(key)) {
-      throw new VeloxError(ErrorCodes.DUPLICATE_ROUTE, `${route.method} ${route.path} is already registered`);
+    const existing = this.#routes.get(key);
+    if (existing) {
+      const why = this.#twins.has(existing) ? `, as the twin of ${route.method} ${twinOf(route.path)}: ${ONE_PATH}` : '';
+      throw new VeloxError(ErrorCodes.DUPLICATE_ROUTE, `${route.method} ${route.path} is already registered${why}`);
+    }
+    const twin = (route.strict ?? this[kConfig].strict) ? undefined : twinOf(route.path);
+    if (twin !== undefined && this.#routes.has(`${route.method} ${twin}`)) {
+      throw new VeloxError(
+        ErrorCodes.DUPLICATE_ROUTE,
+        `${route.method} ${route.path} is already registered as ${route.method} ${twin}: ${ONE_PATH}`,
+      );
     }
     if (key === 'ANY /*' && this.#mounted) {
       throw new VeloxError(
@@ -343,6 +422,11 @@ export class Server {
     this.#routes.set(key, route);
     for (const hook of this[kHooks].onRoute) hook(route);
     if (this.#mounted) this.#mount(route);
+    if (twin !== undefined) {
+      const definition: RouteDefinition = { ...route, path: twin, strict: true };
+      this.#twins.add(definition);
+      this.addRoute(definition);
+    }
     return this;
   }
 
@@ -359,7 +443,9 @@ export class Server {
 
   /**
    * Adds a WebSocket route. The middlewares run on the upgrade request, as for any HTTP route;
-   * one that answers (say 401) refuses the upgrade.
+   * one that answers (say 401) refuses the upgrade. `close()` ends the route's open sockets with
+   * 1001 (going away). The behavior's `upgrade` sees `req.params` typed from the pattern, and a
+   * behavior made by a generic function (`websocket()` of `@velox/ws`) infers them from it too.
    * @example
    * ```ts
    * app.ws('/chat', requireUser, {
@@ -368,28 +454,57 @@ export class Server {
    * });
    * ```
    */
-  ws<UserData = unknown>(pattern: string, ...args: [...Array<Middleware<any, any>>, WebSocketRoute<UserData>]): this {
-    const behavior = args.pop() as WebSocketRoute<UserData>;
+  ws<UserData = unknown, const Path extends string = string>(
+    pattern: Path,
+    ...args: [...Array<Middleware<any, any>>, WebSocketRoute<UserData, ParamsOf<Path>>]
+  ): this {
+    const behavior = args.pop() as WebSocketRoute<UserData, any>;
     if (!behavior || typeof behavior !== 'object') throw invalidOption('ws() needs a behavior object last');
+    if (behavior.setup !== undefined && typeof behavior.setup !== 'function') throw invalidOption('ws(): behavior.setup must be a function (server, pattern) => …');
     const middlewares = args as Array<Middleware<any, any>>;
     const names = paramNames(pattern);
+    const ready = behavior.setup?.(this, pattern);
+    if (ready && typeof ready.then === 'function') {
+      if (this.#mounted) ready.then(undefined, (err: unknown) => this[kConfig].logger?.error(err));
+      else this.register(() => ready);
+    }
     const register = () => {
-      const upgrade: ChainFn = async (req, res) => {
-        const key = req.get('sec-websocket-key') ?? '';
-        const protocol = req.get('sec-websocket-protocol') ?? '';
-        const extensions = req.get('sec-websocket-extensions') ?? '';
-        const data = behavior.upgrade ? await behavior.upgrade(req, res) : ({} as UserData);
+      const finish = (req: Request, res: Response, data: UserData): void => {
         if (res.finished || res.aborted) return;
-        res._upgrade(data, key, protocol, extensions);
+        if (this.#closing) {
+          // Its socket would open after close() ended the others.
+          res.status(503).set('connection', 'close').send('The server is shutting down');
+          return;
+        }
+        res._upgrade(data, req.get('sec-websocket-key') ?? '', req.get('sec-websocket-protocol') ?? '', req.get('sec-websocket-extensions') ?? '');
+      };
+      const upgrade: ChainFn = (req, res) => {
+        const data = behavior.upgrade ? behavior.upgrade(req, res) : ({} as UserData);
+        if (data !== null && typeof (data as Promise<UserData> | undefined)?.then === 'function') {
+          return (data as Promise<UserData>).then((value) => finish(req, res, value));
+        }
+        finish(req, res, data as UserData);
       };
       const chain = this.#chainFor(pattern, [...middlewares, upgrade]);
       const dispatch = this.#dispatcher('GET', pattern, names, chain, this.#fail([]), false);
-      const { upgrade: _ignored, ...rest } = behavior;
+      const { upgrade: _upgrade, setup: _setup, open, close, ...rest } = behavior;
+      const sockets = this.#sockets;
+      this.#topics = true;
       this.#app.ws<UserData>(pattern, {
         ...(rest as WebSocketBehavior<UserData>),
         upgrade: (ures, ureq, context) => {
           (ures as unknown as Record<symbol, unknown>)[kContext] = context;
           dispatch(ures, ureq);
+        },
+        open: (ws) => {
+          sockets.add(ws as WebSocket<unknown>);
+          if (open) return open(ws);
+        },
+        close: (ws, code, message) => {
+          sockets.delete(ws as WebSocket<unknown>);
+          if (!close) return;
+          const result = close(ws, code, message) as unknown;
+          if (result && typeof (result as Promise<unknown>).then === 'function') this.#trackClose(result as Promise<unknown>);
         },
       });
     };
@@ -398,6 +513,63 @@ export class Server {
     return this;
   }
   #wsRoutes: Array<() => void> = [];
+  /** Whether uWS has a WebSocket route, and so a topic tree to publish to. */
+  #topics = false;
+  /** Open WebSockets of every route, for close(); only WebSocket routes add to it. */
+  #sockets = new Set<WebSocket<unknown>>();
+  /** Promises returned by WebSocket close handlers that have not settled yet. */
+  #closeHandlers = new Set<Promise<unknown>>();
+
+  #trackClose(result: Promise<unknown>): void {
+    const pending = result.then(
+      () => {
+        this.#closeHandlers.delete(pending);
+      },
+      (err: unknown) => {
+        this.#closeHandlers.delete(pending);
+        this[kConfig].logger?.error(err);
+      },
+    );
+    this.#closeHandlers.add(pending);
+  }
+
+  /**
+   * Sends a message to every WebSocket subscribed to `topic`, on every route, and returns how many
+   * subscribers in this process it reached. `onPublish` hooks then see it (a cross-process
+   * adapter forwards it to other processes there). `isBinary` defaults to true for bytes and
+   * false for a string.
+   * @example
+   * ```ts
+   * const reached = app.publish('room:lobby', JSON.stringify({ type: 'notice', text: 'restarting' }));
+   * ```
+   */
+  publish(topic: string, message: WebSocketMessage, isBinary?: boolean, options?: PublishOptions): number {
+    if (typeof topic !== 'string') throw invalidOption(`publish() takes a topic string, got ${typeof topic}`);
+    const bytes = messageBytes(message, 'publish()');
+    const binary = isBinary ?? typeof message !== 'string';
+    const exclude = options?.exclude;
+    // uWS makes its topic tree with the first WebSocket route; before that, asking it crashes.
+    let count = this.#topics ? this.#app.numSubscribers(topic) : 0;
+    if (count > 0) {
+      const compress = options?.compress === true;
+      // uWS's publish from a socket skips that socket, but sends nothing at all from a socket
+      // with no subscriptions: one not subscribed to the topic cannot receive it anyway.
+      if (exclude?.isSubscribed(topic)) {
+        if (--count > 0) exclude.publish(topic, bytes, binary, compress);
+      } else this.#app.publish(topic, bytes, binary, compress);
+    }
+    if (options?.local !== true) {
+      const hooks = this[kHooks].onPublish;
+      for (let i = 0; i < hooks.length; i++) {
+        try {
+          hooks[i]!(topic, message, binary);
+        } catch (err) {
+          this[kConfig].logger?.error(err);
+        }
+      }
+    }
+    return count;
+  }
 
   /**
    * Replaces the error handler. It gets every error thrown, rejected or passed to `next(err)`.
@@ -426,7 +598,7 @@ export class Server {
   }
 
   /**
-   * Adds a lifecycle hook. Names: onRoute, onRequest, onSend, onResponse, onError, onListen, onClose.
+   * Adds a lifecycle hook. Names: onRoute, onRequest, onSend, onResponse, onError, onListen, onClose, onPublish.
    * @example
    * ```ts
    * app.addHook('onResponse', (req, res) => metrics.count(res.statusCode));
@@ -484,7 +656,7 @@ export class Server {
 
   /**
    * Adds a property to this server (not to other servers), such as a method a plugin offers its
-   * users (`app.publish(...)`). Declare its type with module augmentation of `Server`. A name
+   * users (`app.metrics()`, say). Declare its type with module augmentation of `Server`. A name
    * the server already has throws `VELOX_ERR_DECORATION_CONFLICT`.
    * @example
    * ```ts
@@ -576,8 +748,9 @@ export class Server {
   }
 
   /**
-   * Stops accepting connections, lets in-flight requests finish (up to `timeout` ms), then closes
-   * every connection. Responses sent meanwhile carry `Connection: close`.
+   * Stops accepting connections and ends every open WebSocket with 1001 (going away); lets
+   * in-flight requests and the promises of WebSocket close handlers finish (up to `timeout` ms),
+   * then closes every connection. Responses sent meanwhile carry `Connection: close`.
    * @example
    * ```ts
    * process.on('SIGTERM', () => app.close({ timeout: 5000 }));
@@ -590,18 +763,28 @@ export class Server {
     this.#closing = true;
     this.#listenSocket = undefined;
     this.#uwsModule.us_listen_socket_close(socket);
+    const waits: Array<Promise<unknown>> = [];
     if (this.#inflightCount > 0) {
       for (const res of this.#inflightList()) res._closeAfter();
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          for (const res of this.#inflightList()) res.destroy();
-          resolve();
-        }, timeout);
-        this.#drained = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      waits.push(new Promise<void>((resolve) => (this.#drained = resolve)));
+    }
+    // Each end() sends a close frame and runs the socket's close handler at once.
+    for (const ws of [...this.#sockets]) {
+      try {
+        ws.end(1001, 'Server shutting down');
+      } catch (err) {
+        this[kConfig].logger?.error(err);
+      }
+    }
+    if (this.#closeHandlers.size > 0) waits.push(Promise.all([...this.#closeHandlers]));
+    if (waits.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([
+        Promise.all(waits).then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(resolve, timeout, false))),
+      ]);
+      clearTimeout(timer);
+      if (!finished) for (const res of this.#inflightList()) res.destroy();
       this.#drained = undefined;
     }
     // Closes the sockets still open (idle keep-alive ones); present in the native binary, missing from its .d.ts.
@@ -872,6 +1055,18 @@ export class Server {
   }
 }
 
+const ONE_PATH =
+  "with strict off, a path with and without a trailing slash is one path (new Server({ strict: true }) or addRoute({ strict: true }) tells them apart)";
+
+/**
+ * The other spelling of a route's path, with or without a trailing slash; none for `/` and for
+ * a `/*` route (which matches what follows the slash already).
+ */
+function twinOf(path: string): string | undefined {
+  if (path === '/' || path.endsWith('/*')) return undefined;
+  return path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
+}
+
 function defaultErrorHandler(err: any, req: Request, res: Response): void {
   const raw = Number(err?.status ?? err?.statusCode);
   const status = Number.isInteger(raw) && raw >= 400 && raw <= 599 ? raw : 500;
@@ -962,4 +1157,13 @@ function createTlsApp(uws: Uws, tls: TlsOptions): TemplatedApp {
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A message as uWS takes it: strings, ArrayBuffers and typed arrays as they are, a DataView as bytes. */
+function messageBytes(message: WebSocketMessage, where: string): string | ArrayBuffer | Uint8Array {
+  if (typeof message === 'string' || message instanceof ArrayBuffer) return message;
+  if (ArrayBuffer.isView(message)) {
+    return message instanceof Uint8Array ? message : new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
+  }
+  throw invalidOption(`${where} sends a string, an ArrayBuffer or a Buffer (any typed array); got ${message === null ? 'null' : typeof message}`);
 }

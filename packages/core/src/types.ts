@@ -120,6 +120,11 @@ export interface RouteDefinition {
   handlers: Array<Middleware<any, any> | Handler<any, any>>;
   /** Error handlers tried before the server's, innermost first (router-scoped handlers). */
   errorHandlers?: Array<ErrorHandler<any, any>>;
+  /**
+   * Register this exact path only (`true`), or its trailing-slash twin too (`false`). Default:
+   * the server's `strict` option (`false` unless set). Routers pass their own setting.
+   */
+  strict?: boolean;
 }
 
 /** A route as listed by `server.routes()`. */
@@ -151,6 +156,9 @@ export interface Mountable {
  * - `onError`: an error reached the error handler (sync; for logging).
  * - `onListen`: the server listens (may be async).
  * - `onClose`: the server closed (may be async).
+ * - `onPublish`: `server.publish()` sent a message to a topic in this process (sync; errors are
+ *   logged). A cross-process adapter forwards the message here; `message` is only valid during
+ *   the call (copy the bytes to keep them).
  *
  * @example
  * ```ts
@@ -165,6 +173,7 @@ export interface Hooks {
   onError: (err: unknown, req: Request, res: Response) => void;
   onListen: (server: Server) => void | Promise<void>;
   onClose: (server: Server) => void | Promise<void>;
+  onPublish: (topic: string, message: string | ArrayBuffer | ArrayBufferView, isBinary: boolean) => void;
 }
 
 /** The name of a lifecycle hook. */

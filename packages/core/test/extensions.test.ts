@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ErrorCodes, type Request, type Response, VeloxError } from '../src/index.ts';
+import { ErrorCodes, type Request, type Response, Server, VeloxError } from '../src/index.ts';
 import { parseResponses, raw, server, sleep, start } from './helpers.ts';
 
 declare module '../src/index.ts' {
@@ -270,5 +270,18 @@ describe('res.beforeHead', () => {
     const { url } = await start(app);
     await (await fetch(url)).text();
     expect((thrown as VeloxError).code).toBe(ErrorCodes.HEADERS_SENT);
+  });
+});
+
+describe('server.logger', () => {
+  it('is the logger from the options, console by default, and undefined with logger: false', () => {
+    const lines: unknown[][] = [];
+    const logger = { error: (...args: unknown[]) => lines.push(args), warn: (...args: unknown[]) => lines.push(args) };
+    const app = server({ logger });
+    app.logger?.warn('from a plugin');
+    expect(app.logger).toBe(logger);
+    expect(lines).toEqual([['from a plugin']]);
+    expect(server({ logger: false }).logger).toBeUndefined();
+    expect(new Server().logger).toBe(console);
   });
 });

@@ -34,12 +34,14 @@ describe('bad input', () => {
     app.post('/json', async (req, res) => res.json(await req.json()));
     const { port } = await start(app);
     // Announce 100 KB but send only a little: the answer must not wait for the rest.
-    const { text, closed } = await raw(port, 'POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{"a":1', { quietMs: 1000 });
+    const { text, closed } = await raw(port, 'POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":1', { quietMs: 1000 });
     const [response] = parseResponses(text);
     expect(response?.status).toBe(413);
     expect(JSON.parse(response!.body)).toMatchObject({ code: 'VELOX_ERR_BODY_TOO_LARGE' });
     expect(response?.headers.connection).toBe('close');
-    expect(closed).toBe(true);
+    // The rest of the body is still read (and dropped), so a client still writing is not reset
+    // before it reads the answer: the server leaves the closing to it (see refused-body.test.ts).
+    expect(closed).toBe(false);
   });
 
   it('answers 413 when a chunked body grows over maxBodyLength, and stops buffering', async () => {
@@ -316,7 +318,7 @@ describe('faults', () => {
     const request =
       'GET /a HTTP/1.1\r\nHost: x\r\n\r\n' +
       'GET /b/1 HTTP/1.1\r\nHost: x\r\n\r\n' +
-      `POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+      `POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
       'GET /b/2 HTTP/1.1\r\nHost: x\r\n\r\n' +
       'GET /missing HTTP/1.1\r\nHost: x\r\n\r\n';
     const { text } = await raw(port, request);

@@ -69,7 +69,7 @@ describe('req as a Node readable stream', () => {
     });
     app.post('/json', async (req, res) => res.json({ got: await req.json(), listeners: req.listenerCount('timeout') }));
     const { url } = await start(app);
-    const r = await fetch(`${url}/json`, { method: 'POST', body: '{"x":1}' });
+    const r = await fetch(`${url}/json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":1}' });
     expect(r.headers.get('x-timeout')).toBe('5');
     expect(await r.json()).toEqual({ got: { x: 1 }, listeners: 1 });
   });
@@ -96,7 +96,8 @@ describe('req as a Node readable stream', () => {
       res.json({ body, late: late.length, readable: req.readable });
     });
     const { url } = await start(app);
-    expect(await (await fetch(url, { method: 'POST', body: '[1]' })).json()).toEqual({ body: [1], late: 0, readable: false });
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1]' });
+    expect(await r.json()).toEqual({ body: [1], late: 0, readable: false });
   });
 
   it('pauses and resumes, reads in paused mode, and decodes with setEncoding()', async () => {

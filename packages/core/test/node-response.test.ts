@@ -1,7 +1,7 @@
 import { OutgoingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Middleware, Response } from '../src/index.ts';
+import { type Middleware, PreparedHead, type Response } from '../src/index.ts';
 import { server, start } from './helpers.ts';
 
 /** What on-headers does: wraps res.writeHead on the instance and runs a listener once, first. */
@@ -56,6 +56,16 @@ describe('res: Node-style ways of answering, as on-headers and a replaced res.en
       expect(r.headers.get('x-seen'), path).toBe('yes');
       expect(r.headers.get('x-log'), path).toBe(log);
     }
+  });
+
+  it('sends a prepared head through a replaced writeHead and end too', async () => {
+    const app = server();
+    const head = new PreparedHead(200, { 'content-type': 'text/css; charset=utf-8' });
+    app.use(watch);
+    app.get('/app.css', (req, res) => res.sendPrepared(head, 'a{}'));
+    const { url } = await start(app);
+    const r = await fetch(`${url}/app.css`);
+    expect([r.headers.get('x-log'), r.headers.get('content-type'), await r.text()]).toEqual(['end 3,head 200 3', 'text/css; charset=utf-8', 'a{}']);
   });
 
   it('calls a replaced writeHead before the first write, and before a streamed body', async () => {

@@ -159,9 +159,12 @@ describe('Server routes', () => {
     const app = server();
     app.get('/a', (req, res) => res.send('a'));
     app.post('/b/:id', (req, res) => res.send('b'));
+    // With strict off (the default), each route's trailing-slash twin is a route of its own.
     expect(app.routes()).toEqual([
       { method: 'GET', path: '/a' },
+      { method: 'GET', path: '/a/' },
       { method: 'POST', path: '/b/:id' },
+      { method: 'POST', path: '/b/:id/' },
     ]);
   });
 });

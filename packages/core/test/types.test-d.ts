@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Middleware, ParamsOf, Server, TypedMiddleware } from '../src/index.ts';
+import type { Middleware, ParamsOf, Server, TypedMiddleware, WebSocketRoute } from '../src/index.ts';
 
 declare module '../src/index.ts' {
   interface Request {
@@ -38,5 +38,38 @@ describe('route types', () => {
       expectTypeOf(req.user).toEqualTypeOf<{ id: string } | undefined>();
       expectTypeOf(res.renderPage).toEqualTypeOf<((name: string) => void) | undefined>();
     });
+  });
+
+  it('types req.json() as T (any by default), with or without options', () => {
+    app.post('/j', async (req) => {
+      expectTypeOf(await req.json<{ a: number }>({ anyType: true })).toEqualTypeOf<{ a: number }>();
+      expectTypeOf(await req.json()).toBeAny();
+      // @ts-expect-error: anyType is a boolean
+      req.json({ anyType: 1 });
+    });
+  });
+});
+
+/** A behavior made by a generic function, as @velox/ws's websocket() makes them. */
+declare function generic<P>(check: (params: P) => void): WebSocketRoute<unknown, P>;
+
+describe('WebSocket route types', () => {
+  it('types req.params of upgrade from the pattern, and lets a generic behavior infer them', () => {
+    app.ws('/rooms/:room', {
+      upgrade: (req) => {
+        expectTypeOf(req.params).toEqualTypeOf<{ room: string }>();
+        return { user: 'ann' };
+      },
+      open: (ws) => {
+        expectTypeOf(ws.getUserData().user).toBeString();
+      },
+    });
+    app.ws(
+      '/a/:b',
+      (_req, _res, next) => next(),
+      generic((params) => expectTypeOf(params).toEqualTypeOf<{ b: string }>()),
+    );
+    // An explicit user data type still works, with params as a plain record.
+    app.ws<{ n: number }>('/x/:y', { upgrade: (req) => ({ n: req.params.y?.length ?? 0 }) });
   });
 });

@@ -355,7 +355,8 @@ export class Router<Base extends object = {}> implements Mountable {
     const errorHandlers = place.errorHandlers.length > 0 ? place.errorHandlers : undefined;
     const variants = this.#variants(full);
     for (const variant of variants) {
-      place.server.addRoute({ method: entry.method, path: toPath(variant), handlers, errorHandlers });
+      // strict: the router has made the trailing-slash twins itself (or been told not to).
+      place.server.addRoute({ method: entry.method, path: toPath(variant), handlers, errorHandlers, strict: true });
     }
     if (place.catchAlls.length > 0 && needsFolding(full)) {
       for (const catchAll of place.catchAlls) for (const variant of variants) catchAll.table.add(entry.method, variant);
@@ -420,12 +421,13 @@ export class Router<Base extends object = {}> implements Mountable {
     if (!own.has('ANY /*')) {
       const wildcard = [...place.segments, { text: '*', fold: false, lower: '*' }];
       const handlers = [redirect, ...this.#chain(place, wildcard, [last])];
-      const route = { method: 'ANY' as const, path: toPath(wildcard), handlers, errorHandlers };
+      const route = { method: 'ANY' as const, path: toPath(wildcard), handlers, errorHandlers, strict: true };
       if (place.segments.length > 0) place.server.addRoute(route);
       else addRootCatchAll(place.server, route);
     }
     if (this.#notFoundHandler && !own.has('ANY /')) {
-      place.server.addRoute({ method: 'ANY', path, handlers: this.#chain(place, place.segments, [last]), errorHandlers });
+      // Exactly the prefix: `<prefix>/` falls into the `<prefix>/*` catch-all, which does the same.
+      place.server.addRoute({ method: 'ANY', path, handlers: this.#chain(place, place.segments, [last]), errorHandlers, strict: true });
     }
     place.catchAlls = [...place.catchAlls, catchAll];
   }

@@ -153,6 +153,39 @@ describe('trailing slash', () => {
     expect((await get(`${base}/s/a/`)).text).toBe('slash');
     expect((await get(`${base}/s/b/`)).status).toBe(404);
   });
+
+  it('shares its default with server routes: both answer /a and /a/ unless told otherwise', async () => {
+    const app = server();
+    const r = new Router();
+    r.get('/users', (_req, res) => res.send('router'));
+    app.use('/r', r);
+    app.get('/users', (_req, res) => res.send('server'));
+    const base = await listen(app);
+    for (const path of ['/r/users', '/r/users/']) expect((await get(base + path)).text).toBe('router');
+    for (const path of ['/users', '/users/']) expect((await get(base + path)).text).toBe('server');
+  });
+
+  it('keeps a strict router strict on a lenient server (core adds no twin to its routes)', async () => {
+    const app = server();
+    const r = new Router({ strict: true });
+    r.get('/a', (_req, res) => res.send('a'));
+    app.use('/s', r);
+    const base = await listen(app);
+    expect((await get(`${base}/s/a`)).text).toBe('a');
+    expect((await get(`${base}/s/a/`)).status).toBe(404);
+    expect(app.routes().filter((route) => route.path.startsWith('/s/'))).toEqual([{ method: 'GET', path: '/s/a' }]);
+  });
+
+  it('keeps a lenient router lenient on a strict server', async () => {
+    const app = server({ strict: true });
+    const r = new Router();
+    r.get('/a', (_req, res) => res.send('a'));
+    app.use('/s', r);
+    app.get('/b', (_req, res) => res.send('b'));
+    const base = await listen(app);
+    expect((await get(`${base}/s/a/`)).text).toBe('a');
+    expect((await get(`${base}/b/`)).status).toBe(404);
+  });
 });
 
 describe('parameters', () => {

@@ -5,5 +5,5 @@
 export { validate } from './validate.ts';
 export { ValidateErrorCodes } from './errors.ts';
 
-export type { ValidationSchemas, ValidationPart, ValidationIssue, Validated } from './validate.ts';
+export type { ValidationSchemas, ValidationPart, ValidationIssue, Validated, ValidateOptions } from './validate.ts';
 export type { ValidateErrorCode } from './errors.ts';

@@ -7,7 +7,7 @@
  * and schedules nothing.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { type Middleware, type Next, type Request, type TypedMiddleware, VeloxError } from '@velox/core';
+import { ErrorCodes, isJsonType, type Middleware, type Next, type Request, type TypedMiddleware, VeloxError } from '@velox/core';
 import { ValidateErrorCodes } from './errors.ts';
 
 declare module '@velox/core' {
@@ -48,6 +48,26 @@ export interface ValidationSchemas {
   cookies?: StandardSchemaV1;
   /** Checks the JSON body (`undefined` when empty); the output goes to `req.body`. */
   body?: StandardSchemaV1;
+}
+
+/**
+ * Options of {@link validate}, the second argument.
+ *
+ * @example
+ * ```ts
+ * // navigator.sendBeacon() posts a string as text/plain: take its JSON anyway.
+ * const options: ValidateOptions = { anyType: true };
+ * app.post('/beacon', validate({ body: z.object({ event: z.string() }) }, options), (req, res) => res.sendStatus(204));
+ * ```
+ */
+export interface ValidateOptions {
+  /**
+   * Parse a non-empty body as JSON whatever its Content-Type says, or when it has none. Default:
+   * `false`: the body must come as `application/json` or a `+json` type, else the answer is 415
+   * `VELOX_ERR_UNSUPPORTED_MEDIA_TYPE` (from `@velox/core`, as for `req.json()`), so that a
+   * cross-site form, which can post `text/plain` without a CORS preflight, never reaches the route.
+   */
+  anyType?: boolean;
 }
 
 /** A part of the request a schema checks. */
@@ -121,7 +141,8 @@ type Result = StandardSchemaV1.Result<unknown>;
  * `next(err)` with a `VeloxError` `VELOX_ERR_VALIDATION` (status 400) whose `details.issues` lists
  * them, and core's default error handler answers `{ statusCode, error, message, code, issues }`.
  * The handler is not reached. A body that is not JSON is one of those issues; an empty body is
- * checked as `undefined`.
+ * checked as `undefined`. A non-empty body must come with a JSON Content-Type (`application/json`
+ * or a `+json` type), else 415 `VELOX_ERR_UNSUPPORTED_MEDIA_TYPE`, unless `options.anyType`.
  *
  * @example
  * ```ts
@@ -143,8 +164,11 @@ type Result = StandardSchemaV1.Result<unknown>;
  * );
  * ```
  */
-export function validate<const S extends ValidationSchemas>(schemas: S): TypedMiddleware<Validated<S>> {
+export function validate<const S extends ValidationSchemas>(schemas: S, options: ValidateOptions = {}): TypedMiddleware<Validated<S>> {
   const checks = compile(schemas);
+  if (options === null || typeof options !== 'object') throw invalid('validate(schemas, options) takes an options object, such as { anyType: true }');
+  const anyType = options.anyType ?? false;
+  if (typeof anyType !== 'boolean') throw invalid(`anyType must be true or false; got ${String(anyType)}`);
   const n = checks.length;
   const hasBody = checks[n - 1]!.part === 'body';
 
@@ -223,8 +247,10 @@ export function validate<const S extends ValidationSchemas>(schemas: S): TypedMi
   const middleware: Middleware = hasBody
     ? (req, _res, next) => {
         if (req.body !== undefined) return run(req, next, req.body, false);
+        const type = anyType ? undefined : req.get('content-type');
         req.text().then((text) => {
           if (text === '') return run(req, next, undefined, false);
+          if (!anyType && !isJsonType(type)) return next(unsupportedType(type));
           let body: unknown;
           try {
             body = JSON.parse(text);
@@ -290,6 +316,12 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'function') return 'a function';
   return typeof value === 'object' ? 'an object without "~standard"' : typeof value;
+}
+
+/** The same answer `req.json()` gives to a body that is not JSON by its type. */
+function unsupportedType(type: string | undefined): VeloxError {
+  const got = type === undefined || type === '' ? 'no Content-Type' : JSON.stringify(type.length > 64 ? `${type.slice(0, 64)}…` : type);
+  return new VeloxError(ErrorCodes.UNSUPPORTED_MEDIA_TYPE, `Expected a JSON body with Content-Type: application/json, got ${got}`, { status: 415 });
 }
 
 function invalid(message: string): VeloxError {

@@ -26,6 +26,15 @@ describe('validate() types with Zod 4', () => {
     );
   });
 
+  it('types req.body the same with options as without', () => {
+    app.post('/beacon', validate({ body: z.object({ event: z.string() }) }, { anyType: true }), (req, res) => {
+      expectTypeOf(req.body).toEqualTypeOf<{ event: string }>();
+      res.sendStatus(204);
+    });
+    // @ts-expect-error: anyType is a boolean
+    validate({ body: z.string() }, { anyType: 'yes' });
+  });
+
   it('types req.validHeaders and req.validCookies, and leaves the raw ones as they were', () => {
     app.get(
       '/h',

@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Middleware } from '@velox/core';
+import { ErrorCodes, type Middleware } from '@velox/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -78,6 +78,74 @@ describe('validate() with Valibot', () => {
       'body:email',
       'body:age',
     ]);
+  });
+});
+
+describe('validate() body media type', () => {
+  const body = z.object({ n: z.number() });
+
+  it('answers 415 VELOX_ERR_UNSUPPORTED_MEDIA_TYPE to a cross-site form post of valid JSON as text/plain', async () => {
+    const app = server();
+    let reached = false;
+    app.post('/x', validate({ body }), (_req, res) => {
+      reached = true;
+      res.send('no');
+    });
+    const base = await listen(app);
+    const answer = await get(`${base}/x`, {
+      method: 'POST',
+      body: '{"n":1}',
+      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://evil.example' },
+    });
+    expect(answer.status).toBe(415);
+    expect(answer.json()).toMatchObject({ statusCode: 415, code: ErrorCodes.UNSUPPORTED_MEDIA_TYPE });
+    expect(reached).toBe(false);
+  });
+
+  it('answers 415 to a JSON body without a Content-Type, and to form types', async () => {
+    const app = server();
+    app.post('/x', validate({ body }), (_req, res) => res.send('no'));
+    const base = await listen(app);
+    const untyped = await get(`${base}/x`, { method: 'POST', body: new TextEncoder().encode('{"n":1}') });
+    expect([untyped.status, untyped.json().message]).toEqual([415, 'Expected a JSON body with Content-Type: application/json, got no Content-Type']);
+    for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/json']) {
+      expect([type, (await get(`${base}/x`, json({ n: 1 }, { headers: { 'content-type': type } }))).status]).toEqual([type, 415]);
+    }
+  });
+
+  it('accepts application/json with parameters and +json types', async () => {
+    const app = server();
+    app.post('/x', validate({ body }), (req, res) => res.json(req.body));
+    const base = await listen(app);
+    for (const type of ['application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json']) {
+      const answer = await get(`${base}/x`, json({ n: 2 }, { headers: { 'content-type': type } }));
+      expect([type, answer.status, answer.json()]).toEqual([type, 200, { n: 2 }]);
+    }
+  });
+
+  it('checks an empty body as undefined whatever its type', async () => {
+    const app = server();
+    app.post('/optional', validate({ body: body.optional() }), (req, res) => res.json({ body: req.body ?? null }));
+    const base = await listen(app);
+    const answer = await get(`${base}/optional`, { method: 'POST', headers: { 'content-type': 'text/plain' } });
+    expect([answer.status, answer.json()]).toEqual([200, { body: null }]);
+  });
+
+  it('parses a body of any type, or none, with { anyType: true }', async () => {
+    const app = server();
+    app.post('/beacon', validate({ body }, { anyType: true }), (req, res) => res.json(req.body));
+    const base = await listen(app);
+    const plain = await get(`${base}/beacon`, { method: 'POST', body: '{"n":3}', headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+    expect([plain.status, plain.json()]).toEqual([200, { n: 3 }]);
+    const untyped = await get(`${base}/beacon`, { method: 'POST', body: new TextEncoder().encode('{"n":4}') });
+    expect([untyped.status, untyped.json()]).toEqual([200, { n: 4 }]);
+    const bad = await get(`${base}/beacon`, { method: 'POST', body: 'nope', headers: { 'content-type': 'text/plain' } });
+    expect([bad.status, bad.json().issues]).toEqual([400, [{ in: 'body', path: [], message: 'Body is not valid JSON' }]]);
+  });
+
+  it('throws VELOX_ERR_VALIDATE_INVALID_OPTION for options that are not an object or a boolean anyType', () => {
+    expect(() => validate({ body }, null as any)).toThrow(expect.objectContaining({ code: ValidateErrorCodes.INVALID_OPTION }));
+    expect(() => validate({ body }, { anyType: 'yes' as any })).toThrow(expect.objectContaining({ code: ValidateErrorCodes.INVALID_OPTION }));
   });
 });
 

@@ -1,0 +1,50 @@
+/**
+ * A response head built once and sent many times: for answers whose status and headers are
+ * known ahead of the request (a file server's cached files, say). Checked like headers set one
+ * by one, then encoded once into the bytes uWS writes after `HTTP/1.1 ` (see HeadCache).
+ */
+import { Buffer } from 'node:buffer';
+import { invalidOption } from './errors.ts';
+import { type HeaderList, type HeaderValue, statusLine } from './headers.ts';
+import { checkName, checkValue } from './response.ts';
+
+/**
+ * A status and headers, checked and encoded once, for {@link Response.sendPrepared}. Names are
+ * stored lower-case; Content-Length and Transfer-Encoding are refused (uWS writes them from
+ * the body).
+ *
+ * @example
+ * ```ts
+ * import { PreparedHead } from '@velox/core';
+ * const head = new PreparedHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'max-age=60' });
+ * app.get('/robots.txt', (req, res) => res.sendPrepared(head, 'User-agent: *\nDisallow:\n'));
+ * ```
+ */
+export class PreparedHead {
+  /** The status code. */
+  readonly status: number;
+  /** The headers, as a frozen flat list: lower-case name, value, name, value… */
+  readonly headers: readonly HeaderValue[];
+  /** @internal The status line and header lines as uWS's writeStatus takes them, encoded. */
+  readonly bytes: ArrayBuffer;
+
+  constructor(status: number, headers: Record<string, HeaderValue | number> = {}) {
+    if (!Number.isInteger(status) || status < 100 || status > 999) throw invalidOption(`Invalid status code: ${status}`);
+    const list: HeaderList = [];
+    let text = statusLine(status);
+    for (const name in headers) {
+      const key = checkName(name);
+      if (key === 'content-length' || key === 'transfer-encoding') {
+        throw invalidOption(`A PreparedHead cannot hold ${key}: uWS writes it from the body`);
+      }
+      const raw = headers[name]!;
+      const value = Array.isArray(raw) ? (Object.freeze(raw.map((v) => checkValue(name, v))) as string[]) : checkValue(name, raw);
+      list.push(key, value);
+      for (const line of typeof value === 'string' ? [value] : value) text += `\r\n${key}: ${line}`;
+    }
+    this.status = status;
+    this.headers = Object.freeze(list);
+    const bytes = Buffer.from(text);
+    this.bytes = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
+  }
+}

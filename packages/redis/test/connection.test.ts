@@ -1,0 +1,310 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { VeloxError } from '@velox/core';
+import { createClient } from 'redis';
+import { describe, expect, it } from 'vitest';
+import { RedisConnection, RedisErrorCodes } from '../src/index.ts';
+import { freePort, later, memoryLogger, ownRedis, prefix, SHARED_URL, server, until } from './helpers.ts';
+
+/** A connection to the shared Redis, closed after the test. */
+async function shared(options: ConstructorParameters<typeof RedisConnection>[0] = {}): Promise<RedisConnection> {
+  const redis = new RedisConnection({ url: SHARED_URL, logger: false, ...options });
+  await redis.connect();
+  later(() => redis.close());
+  return redis;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<VeloxError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as VeloxError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('RedisConnection', () => {
+  it('connects from a url and sends commands', async () => {
+    const redis = await shared();
+    expect(redis.ready).toBe(true);
+    expect(redis.owned).toBe(true);
+    expect(await redis.command('SET', `${prefix}greeting`, 'hello', 'PX', 60_000)).toBe('OK');
+    expect(await redis.command('GET', `${prefix}greeting`)).toBe('hello');
+    expect(await redis.command('DEL', `${prefix}greeting`)).toBe(1);
+  });
+
+  it('is connected when listen() resolves when attached from a plugin, and closed by app.close()', async () => {
+    const app = server();
+    const redis = new RedisConnection({ url: SHARED_URL });
+    await app.register((s) => redis.attach(s));
+    app.get('/incr', async (req, res) => res.json({ n: await redis.command('INCR', `${prefix}hits`) }));
+    const { port } = await app.listen(0, '127.0.0.1');
+    expect(redis.ready).toBe(true);
+    // The very first request works.
+    expect(await (await fetch(`http://127.0.0.1:${port}/incr`)).json()).toEqual({ n: 1 });
+    await redis.command('DEL', `${prefix}hits`);
+    await app.close();
+    expect(redis.ready).toBe(false);
+    const err = await rejection(redis.command('PING'));
+    expect(err.code).toBe(RedisErrorCodes.UNAVAILABLE);
+  });
+
+  it('fails listen() with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached within connectTimeout', async () => {
+    const port = await freePort();
+    const app = server();
+    const redis = new RedisConnection({ url: `redis://127.0.0.1:${port}`, connectTimeout: 300 });
+    const registered = app.register((s) => redis.attach(s));
+    const err = await rejection(app.listen(0, '127.0.0.1'));
+    expect(err).toBeInstanceOf(VeloxError);
+    expect(err.code).toBe(RedisErrorCodes.CONNECT);
+    expect(err.message).toContain(`127.0.0.1:${port}`);
+    expect(err.message).toContain('300 ms');
+    await expect(registered).rejects.toMatchObject({ code: RedisErrorCodes.CONNECT });
+    expect(app.listening).toBe(false);
+    expect(redis.ready).toBe(false);
+  });
+
+  it('hides the password of the url in the connect error', async () => {
+    const port = await freePort();
+    const redis = new RedisConnection({ url: `redis://user:s3cret@127.0.0.1:${port}`, connectTimeout: 200, logger: false });
+    const err = await rejection(redis.connect());
+    expect(err.code).toBe(RedisErrorCodes.CONNECT);
+    expect(err.message).not.toContain('s3cret');
+  });
+
+  it('connects on a later try once Redis is there', async () => {
+    const own = await ownRedis();
+    await own.stop();
+    const redis = new RedisConnection({ url: own.url, connectTimeout: 200, logger: false });
+    later(() => redis.close());
+    expect((await rejection(redis.connect())).code).toBe(RedisErrorCodes.CONNECT);
+    await own.start();
+    await redis.connect();
+    expect(await redis.command('PING')).toBe('PONG');
+  });
+
+  it('answers a Redis error reply with VELOX_ERR_REDIS_COMMAND (500)', async () => {
+    const redis = await shared();
+    await redis.command('SET', `${prefix}text`, 'not a number', 'PX', 60_000);
+    const err = await rejection(redis.command('INCR', `${prefix}text`));
+    expect(err.code).toBe(RedisErrorCodes.COMMAND);
+    expect(err.status).toBe(500);
+    expect(err.message).toMatch(/not an integer/);
+    // The connection is fine afterwards.
+    expect(await redis.command('DEL', `${prefix}text`)).toBe(1);
+  });
+
+  it('rejects commands before connect() with VELOX_ERR_REDIS_UNAVAILABLE', async () => {
+    const redis = new RedisConnection({ url: SHARED_URL, logger: false });
+    const err = await rejection(redis.command('PING'));
+    expect(err.code).toBe(RedisErrorCodes.UNAVAILABLE);
+    expect(err.status).toBe(503);
+    expect(err.message).toContain('not connected');
+  });
+
+  it('counts connect() and close(): the last close() closes', async () => {
+    const redis = new RedisConnection({ url: SHARED_URL, logger: false });
+    await redis.connect();
+    await redis.connect();
+    await redis.close();
+    expect(redis.ready).toBe(true);
+    expect(await redis.command('PING')).toBe('PONG');
+    await redis.close();
+    expect(redis.ready).toBe(false);
+  });
+
+  it('refuses bad options at construction, saying what to write', () => {
+    const code = { code: RedisErrorCodes.INVALID_OPTION };
+    expect(() => new RedisConnection({ url: 'http://localhost' })).toThrow(expect.objectContaining(code));
+    expect(() => new RedisConnection({ url: 'http://localhost' })).toThrow(/redis:\/\/host:6379/);
+    expect(() => new RedisConnection({ connectTimeout: -1 })).toThrow(/connectTimeout must be a positive number/);
+    expect(() => new RedisConnection({ commandTimeout: Number.NaN })).toThrow(/commandTimeout/);
+    expect(() => new RedisConnection({ client: {} as never })).toThrow(/createClient\(\)/);
+  });
+});
+
+describe('RedisConnection.script', () => {
+  it('runs with EVALSHA, and loads the script again after Redis forgot it', async () => {
+    const own = await ownRedis();
+    const redis = new RedisConnection({ url: own.url, logger: false });
+    await redis.connect();
+    later(() => redis.close());
+    const incrIfExists = redis.script("if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCR', KEYS[1]) end return -1");
+    expect(incrIfExists.sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(await incrIfExists.run(['k'], [])).toBe(-1);
+    await redis.command('SET', 'k', 1);
+    expect(await incrIfExists.run(['k'], [])).toBe(2);
+    await redis.command('SCRIPT', 'FLUSH');
+    expect(await incrIfExists.run(['k'], [])).toBe(3);
+    const broken = redis.script("return redis.call('NOPE')");
+    expect((await rejection(broken.run([], []))).code).toBe(RedisErrorCodes.COMMAND);
+  });
+});
+
+describe('RedisConnection pub/sub', () => {
+  it('delivers binary messages as Buffers on a duplicate, and stops after unsubscribe', async () => {
+    const redis = await shared();
+    const subscriber = redis.duplicate();
+    await subscriber.connect();
+    later(() => subscriber.close());
+    const channel = `${prefix}room`;
+    const got: Array<[Buffer, string]> = [];
+    const listener = (message: Buffer, from: string) => got.push([message, from]);
+    await subscriber.subscribe(channel, listener);
+    const bytes = Buffer.from([0, 255, 10, 13, 128, 0]);
+    expect(await redis.publish(channel, bytes)).toBe(1);
+    await redis.publish(channel, 'text');
+    await until(() => got.length === 2, 10_000, 'two messages');
+    expect(Buffer.isBuffer(got[0]![0])).toBe(true);
+    expect(got[0]![0].equals(bytes)).toBe(true);
+    expect(got[0]![1]).toBe(channel);
+    expect(got[1]![0].toString()).toBe('text');
+    await subscriber.unsubscribe(channel, listener);
+    expect(await redis.publish(channel, 'nobody')).toBe(0);
+  });
+
+  it('keeps other listeners of a channel when one unsubscribes', async () => {
+    const redis = await shared();
+    const subscriber = redis.duplicate();
+    await subscriber.connect();
+    later(() => subscriber.close());
+    const channel = `${prefix}two`;
+    const a: string[] = [];
+    const b: string[] = [];
+    const la = (m: Buffer) => a.push(m.toString());
+    await subscriber.subscribe(channel, la);
+    await subscriber.subscribe(channel, (m) => b.push(m.toString()));
+    await subscriber.unsubscribe(channel, la);
+    await redis.publish(channel, 'x');
+    await until(() => b.length === 1, 10_000, 'message to b');
+    expect(a).toEqual([]);
+    await subscriber.unsubscribe(channel);
+    expect(await redis.publish(channel, 'y')).toBe(0);
+  });
+});
+
+describe('RedisConnection when Redis goes away', () => {
+  it('fails fast while down, logs rate-limited, reconnects, and restores subscriptions', async () => {
+    const own = await ownRedis();
+    const logger = memoryLogger();
+    const redis = new RedisConnection({ url: own.url, logger, reconnectDelay: { min: 20, max: 200 } });
+    const subscriber = redis.duplicate();
+    await redis.connect();
+    await subscriber.connect();
+    later(() => redis.close());
+    later(() => subscriber.close());
+    const got: string[] = [];
+    await subscriber.subscribe('news', (m) => got.push(m.toString()));
+    await redis.publish('news', 'before');
+    await until(() => got.length === 1, 10_000, 'first message');
+
+    await own.stop();
+    await until(() => !redis.ready && !subscriber.ready, 10_000, 'the connection to notice');
+    // Down: a command rejects at once instead of waiting in a queue.
+    const err = await rejection(redis.command('PING'));
+    expect(err.code).toBe(RedisErrorCodes.UNAVAILABLE);
+    expect(err.status).toBe(503);
+    expect((await rejection(subscriber.subscribe('other', () => {}))).code).toBe(RedisErrorCodes.UNAVAILABLE);
+    // Many reconnection failures, few log lines (one per logInterval, 10 s by default).
+    const failuresBefore = logger.lines.length;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(logger.lines.length - failuresBefore).toBeLessThanOrEqual(1);
+    expect(logger.lines.filter((l) => l.includes('reconnecting')).length).toBeGreaterThanOrEqual(1);
+    expect(logger.lines.filter((l) => l.includes('reconnecting')).length).toBeLessThanOrEqual(2);
+
+    await own.start();
+    await until(() => redis.ready && subscriber.ready, 15_000, 'reconnection');
+    expect(await redis.command('PING')).toBe('PONG');
+    expect(logger.lines.some((l) => l.includes('connected again'))).toBe(true);
+    // node-redis subscribed again by itself: poll until the subscription is back, then check delivery.
+    await until(async () => Number(await redis.publish('news', 'after')) === 1, 15_000, 'resubscription');
+    await until(() => got.includes('after'), 10_000, 'message after reconnect');
+  });
+
+  it('does not crash the process on connection errors (no error listener of the user needed)', async () => {
+    const own = await ownRedis();
+    const redis = new RedisConnection({ url: own.url, logger: false, reconnectDelay: { min: 10, max: 50 } });
+    await redis.connect();
+    later(() => redis.close());
+    await own.stop();
+    await until(() => !redis.ready, 10_000, 'disconnect');
+    await new Promise((r) => setTimeout(r, 300));
+    await own.start();
+    await until(() => redis.ready, 15_000, 'reconnection');
+    expect(await redis.command('PING')).toBe('PONG');
+  });
+});
+
+describe('RedisConnection with a client of the user', () => {
+  it('uses it, connects it if needed, and never closes it', async () => {
+    const client = createClient({ url: SHARED_URL });
+    client.on('error', () => {});
+    const redis = new RedisConnection({ client: client as never, logger: false });
+    expect(redis.owned).toBe(false);
+    await redis.connect();
+    expect(client.isReady).toBe(true);
+    expect(await redis.command('PING')).toBe('PONG');
+    const subscriber = redis.duplicate();
+    expect(subscriber.owned).toBe(true);
+    await subscriber.connect();
+    await subscriber.close();
+    await redis.close();
+    expect(client.isReady).toBe(true);
+    expect(await client.ping()).toBe('PONG');
+    await client.close();
+  });
+
+  it('leaves a client the user already connected as it is', async () => {
+    const client = createClient({ url: SHARED_URL });
+    client.on('error', () => {});
+    await client.connect();
+    const app = server();
+    const redis = new RedisConnection({ client: client as never });
+    await app.register((s) => redis.attach(s));
+    await app.listen(0, '127.0.0.1');
+    await app.close();
+    expect(client.isReady).toBe(true);
+    await client.close();
+  });
+});
+
+describe('RedisConnection and the process', () => {
+  it('lets the process exit by itself after app.close()', async () => {
+    const entry = JSON.stringify(fileURLToPath(new URL('../src/index.ts', import.meta.url)));
+    const core = JSON.stringify(fileURLToPath(new URL('../node_modules/@velox/core/src/index.ts', import.meta.url)));
+    const script = `
+      import { Server } from ${core};
+      import { RedisConnection } from ${entry};
+      const app = new Server();
+      const redis = new RedisConnection({ url: ${JSON.stringify(SHARED_URL)} });
+      const sub = redis.duplicate();
+      await app.register(async (s) => { await redis.attach(s); await sub.attach(s); });
+      await sub.subscribe(${JSON.stringify(`${prefix}exit`)}, () => {});
+      await app.listen(0, '127.0.0.1');
+      await redis.command('PING');
+      await app.close();
+      console.log('CLOSED');
+    `;
+    const cwd = fileURLToPath(new URL('..', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(-1);
+      }, 20_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(out).toContain('CLOSED');
+    expect(code).toBe(0);
+  }, 30_000);
+});

@@ -1,0 +1,178 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { RedisStore, SessionErrorCodes, session } from '../src/index.ts';
+import { Browser, CountingStore, freePort, gate, listen, ownRedis, SECRET, SHARED_URL, server, until } from './helpers.ts';
+
+/** Routes shared by the fault tests; `hold` makes /slow wait after start() until the test opens it. */
+async function faultApp(store: ConstructorParameters<typeof CountingStore>[0] | CountingStore) {
+  const a = server();
+  await a.register(session, { secret: SECRET, store: store as never, touchAfter: 0 });
+  const state = { hold: gate(), reached: false };
+  a.get('/visits', async (req, res) => {
+    await req.session.start();
+    const visits = (Number(req.session.get('visits')) || 0) + 1;
+    req.session.set('visits', visits);
+    res.json({ visits, id: req.session.id });
+  });
+  a.post('/slow', async (req, res) => {
+    await req.session.start();
+    state.reached = true;
+    await state.hold.promise;
+    req.session.set('order', 'placed');
+    res.json({ ok: true });
+  });
+  a.post('/logout', async (req, res) => {
+    await req.session.start();
+    await req.session.destroy();
+    res.send('bye');
+  });
+  a.post('/login', async (req, res) => {
+    await req.session.start();
+    await req.session.regenerate();
+    res.send('hi');
+  });
+  a.get('/none', (req, res) => res.send('fine'));
+  return { app: a, url: await listen(a), state };
+}
+
+describe('the store down', () => {
+  it('answers 503 VELOX_ERR_SESSION_STORE on start() (never "no session"), and works again when the store is back', async () => {
+    const store = new CountingStore();
+    const { url } = await faultApp(store);
+    const browser = new Browser(url);
+    expect((await browser.get('/visits')).body.visits).toBe(1);
+    store.failing = true;
+    const down = await browser.get('/visits');
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ statusCode: 503, code: SessionErrorCodes.STORE });
+    expect(down.cookies).toEqual([]);
+    // Routes without sessions don't care.
+    expect((await browser.get('/none')).body).toBe('fine');
+    store.failing = false;
+    expect((await browser.get('/visits')).body.visits).toBe(2);
+  });
+
+  it('turns the 200 into a 503 when the write fails, so the client knows its change was not kept', async () => {
+    const store = new CountingStore();
+    const { url, state } = await faultApp(store);
+    const browser = new Browser(url);
+    await browser.get('/visits');
+    const cookie = browser.cookie;
+    const pending = browser.post('/slow');
+    await until(() => state.reached, 10_000, 'the handler to start');
+    store.failing = true;
+    state.hold.open();
+    const r = await pending;
+    expect(r.status).toBe(503);
+    expect(r.body.code).toBe(SessionErrorCodes.STORE);
+    expect(r.cookies).toEqual([]);
+    expect(browser.cookie).toBe(cookie);
+  });
+
+  it('answers 503 when destroy() or regenerate() cannot reach the store', async () => {
+    const store = new CountingStore();
+    const { url } = await faultApp(store);
+    const browser = new Browser(url);
+    await browser.get('/visits');
+    // The load works, the destroy does not.
+    store.destroy = () => Promise.reject(new Error('down'));
+    expect((await browser.post('/logout')).status).toBe(503);
+    expect((await browser.post('/login')).status).toBe(503);
+    // Still the same session: nothing was lost.
+    expect((await browser.get('/visits')).body.visits).toBe(2);
+  });
+});
+
+describe('RedisStore with Redis stopped mid-test', () => {
+  it('answers 503 while Redis is down, on start() and on the write, and recovers without a restart', async () => {
+    const redis = await ownRedis();
+    const { url, state } = await faultApp(new RedisStore({ url: redis.url, logger: false, reconnectDelay: { min: 20, max: 200 } }));
+    const browser = new Browser(url);
+    expect((await browser.get('/visits')).body.visits).toBe(1);
+    expect((await browser.get('/visits')).body.visits).toBe(2);
+
+    // Down on the write: the handler loaded the session, then Redis went away.
+    const pending = browser.post('/slow');
+    await until(() => state.reached, 10_000, 'the handler to start');
+    await redis.stop();
+    state.hold.open();
+    const lost = await pending;
+    expect(lost.status).toBe(503);
+    expect(lost.body.code).toBe(SessionErrorCodes.STORE);
+
+    // Down on start().
+    const down = await browser.get('/visits');
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ code: SessionErrorCodes.STORE, message: expect.stringContaining('unavailable') });
+    expect((await browser.get('/none')).body).toBe('fine');
+
+    // Back: the same server works again (this Redis kept nothing, so a new session begins).
+    await redis.start();
+    await until(async () => (await browser.get('/visits')).status === 200, 20_000, 'sessions to work again');
+    expect((await browser.get('/visits')).status).toBe(200);
+  });
+
+  it('is connected by the time listen() resolves: the very first request works', async () => {
+    const a = server();
+    await a.register(session, { secret: SECRET, store: new RedisStore({ url: SHARED_URL, logger: false }) });
+    a.get('/first', async (req, res) => {
+      await req.session.start();
+      req.session.set('first', true);
+      res.send('ok');
+    });
+    const url = await listen(a);
+    const r = await new Browser(url).get('/first');
+    expect(r.status).toBe(200);
+    expect(r.cookies).toHaveLength(1);
+  });
+
+  it('fails listen() with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached', async () => {
+    const port = await freePort();
+    const a = server();
+    a.register(session, { secret: SECRET, store: new RedisStore({ url: `redis://127.0.0.1:${port}`, connectTimeout: 300 }) }).catch(() => {});
+    await expect(a.listen(0, '127.0.0.1')).rejects.toMatchObject({ code: 'VELOX_ERR_REDIS_CONNECT' });
+  });
+});
+
+describe('app.close()', () => {
+  it('closes what the plugin opened: the process exits by itself (MemoryStore and RedisStore)', async () => {
+    const entry = JSON.stringify(fileURLToPath(new URL('../src/index.ts', import.meta.url)));
+    const core = JSON.stringify(fileURLToPath(new URL('../node_modules/@velox/core/src/index.ts', import.meta.url)));
+    const script = `
+      import { Server } from ${core};
+      import { session, RedisStore } from ${entry};
+      for (const store of [undefined, new RedisStore({ url: ${JSON.stringify(SHARED_URL)}, prefix: 'velox-session-exit:' })]) {
+        const app = new Server();
+        await app.register(session, { secret: ${JSON.stringify(SECRET)}, store, idleTimeout: 5000 });
+        app.get('/', async (req, res) => { await req.session.start(); req.session.set('x', 1); res.send('ok'); });
+        const { port } = await app.listen(0, '127.0.0.1');
+        const r = await fetch('http://127.0.0.1:' + port + '/');
+        if (r.status !== 200 || !r.headers.get('set-cookie')) throw new Error('no session');
+        await app.close();
+      }
+      console.log('CLOSED');
+    `;
+    const cwd = fileURLToPath(new URL('..', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(-1);
+      }, 20_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(out).toContain('CLOSED');
+    expect(code).toBe(0);
+  }, 30_000);
+});

@@ -1,0 +1,30 @@
+import type { Mountable, Request, Response } from '@velox/core';
+import { describe, expectTypeOf, it } from 'vitest';
+import { LiveDirectory, type LiveFile, type ServeStatic, sendFile, serveStatic } from '../src/index.ts';
+
+describe('types', () => {
+  it('serveStatic returns a Mountable with ready() and close()', () => {
+    const files = serveStatic('./public', { cache: { maxFileSize: 1, maxSize: 2 }, dotfiles: 'deny', compress: { threshold: 10 } });
+    expectTypeOf(files).toEqualTypeOf<ServeStatic>();
+    expectTypeOf(files).toMatchTypeOf<Mountable>();
+    expectTypeOf(files.ready()).toEqualTypeOf<Promise<void>>();
+    expectTypeOf(files.close()).toEqualTypeOf<Promise<void>>();
+  });
+
+  it('LiveDirectory.get gives a LiveFile or undefined, and events are typed', () => {
+    const views = new LiveDirectory('./views', { filter: (path) => path.endsWith('.html') });
+    expectTypeOf(views.get('/a.html')).toEqualTypeOf<LiveFile | undefined>();
+    expectTypeOf<LiveFile['content']>().toEqualTypeOf<Buffer>();
+    views.on('change', (file, previous) => {
+      expectTypeOf(file).toEqualTypeOf<LiveFile>();
+      expectTypeOf(previous).toEqualTypeOf<LiveFile>();
+    });
+    // @ts-expect-error not an event
+    views.on('explode', () => {});
+  });
+
+  it('sendFile takes a request, a response and a path', () => {
+    expectTypeOf(sendFile).parameters.toMatchTypeOf<[Request, Response, string, ...unknown[]]>();
+    expectTypeOf(sendFile).returns.toEqualTypeOf<Promise<void>>();
+  });
+});

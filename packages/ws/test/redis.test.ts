@@ -1,0 +1,273 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { Server } from '@velox/core';
+import { createClient } from 'redis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { redisPubSub, websocket, WsErrorCodes } from '../src/index.ts';
+import { type Client, connect, REDIS_URL, server, sleep, start, uniquePrefix, until } from './helpers.ts';
+import { startNode } from './processes.ts';
+
+const newClient = (url: string) => createClient({ url });
+type Inspector = ReturnType<typeof newClient>;
+const inspectors: Inspector[] = [];
+const redisServers: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const c of inspectors.splice(0)) c.destroy();
+  for (const r of redisServers.splice(0)) if (r.exitCode === null) r.kill('SIGKILL');
+});
+
+/** A plain Redis client for looking at what the servers do. */
+async function inspect(url = REDIS_URL): Promise<Inspector> {
+  const c = newClient(url);
+  c.on('error', () => {});
+  inspectors.push(c);
+  await c.connect();
+  return c;
+}
+
+/** How many connections are subscribed to each topic's channel. */
+async function numsub(redis: Inspector, prefix: string, topics: string[]): Promise<number[]> {
+  const counts = await redis.pubSubNumSub(topics.map((t) => prefix + t));
+  return topics.map((t) => Number(counts[prefix + t] ?? 0));
+}
+
+/** The same route as test/fixtures/node.ts, on an in-process server. */
+async function node(app: Server, prefix: string, url = REDIS_URL): Promise<string> {
+  await app.register(redisPubSub, { url, prefix });
+  app.ws(
+    '/t/:topic',
+    websocket({
+      open: (s) => void s.subscribe(s.params.topic),
+      message: (s, m, isBinary) => void s.publish(s.params.topic, m, isBinary),
+    }),
+  );
+  return (await start(app)).url;
+}
+
+const texts = (c: Client) => c.inbox.map((m) => (m.binary ? `bin:${m.data.toString('hex')}` : m.text));
+
+describe('redisPubSub across processes', () => {
+  it('delivers every publish of either process to the subscribers of both, once each, in order, binary too, never to the sender', async () => {
+    const prefix = uniquePrefix();
+    const [a, b] = await Promise.all([startNode({ REDIS_URL, PREFIX: prefix }), startNode({ REDIS_URL, PREFIX: prefix })]);
+    const redis = await inspect();
+    const sender = await connect(`ws://127.0.0.1:${a.port}/t/room`);
+    const peerA = await connect(`ws://127.0.0.1:${a.port}/t/room`);
+    const peerB = await connect(`ws://127.0.0.1:${b.port}/t/room`);
+    const elsewhere = await connect(`ws://127.0.0.1:${b.port}/t/other`);
+    // Both processes subscribe to the room's channel in Redis; only B to the other's.
+    await until(async () => (await numsub(redis, prefix, ['room', 'other'])).join() === '2,1', 'both processes to subscribe');
+
+    const sent: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      if (i % 10 === 9) {
+        sender.send(Buffer.from([i, 0, 255]));
+        sent.push(`bin:${Buffer.from([i, 0, 255]).toString('hex')}`);
+      } else {
+        sender.send(`message ${i}`);
+        sent.push(`message ${i}`);
+      }
+    }
+    await until(() => peerA.inbox.length === 100 && peerB.inbox.length === 100, 'a hundred messages on each peer', 15_000);
+    expect(texts(peerA)).toEqual(sent);
+    expect(texts(peerB)).toEqual(sent);
+
+    // app.publish in B reaches A's sockets too, the sender included (it is not a socket's publish).
+    const res = await fetch(`http://127.0.0.1:${b.port}/publish/room`, { method: 'POST', body: 'from B' });
+    expect(await res.json()).toEqual({ reached: 1 });
+    await fetch(`http://127.0.0.1:${a.port}/publish/room`, {
+      method: 'POST',
+      body: new Uint8Array([1, 2]),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    await until(() => sender.inbox.length === 2 && peerA.inbox.length === 102 && peerB.inbox.length === 102, 'the app publishes');
+    for (const c of [sender, peerA, peerB]) expect(texts(c).slice(-2)).toEqual(['from B', 'bin:0102']);
+
+    // Nothing arrives twice, nothing reaches a topic no one published to.
+    await sleep(200);
+    expect(sender.inbox.length).toBe(2);
+    expect(peerA.inbox.length).toBe(102);
+    expect(peerB.inbox.length).toBe(102);
+    expect(elsewhere.inbox).toEqual([]);
+    expect(a.stderr() + b.stderr()).toBe('');
+  });
+});
+
+describe('redisPubSub subscriptions', () => {
+  it('subscribes in Redis only to topics with local subscribers, and leaves them when the last one goes', async () => {
+    const prefix = uniquePrefix();
+    const redis = await inspect();
+    const app = server();
+    const url = await node(app, prefix);
+    expect(await redis.pubSubChannels(`${prefix}*`)).toEqual([]);
+    const one = await connect(`${url}/t/alpha`);
+    const two = await connect(`${url}/t/alpha`);
+    const three = await connect(`${url}/t/beta`);
+    await until(async () => (await numsub(redis, prefix, ['alpha', 'beta'])).join() === '1,1', 'alpha and beta channels');
+    expect((await redis.pubSubChannels(`${prefix}*`)).sort()).toEqual([`${prefix}alpha`, `${prefix}beta`]);
+    one.close();
+    three.close();
+    await until(async () => (await numsub(redis, prefix, ['alpha', 'beta'])).join() === '1,0', 'beta to go');
+    two.terminate();
+    await until(async () => (await redis.pubSubChannels(`${prefix}*`)).length === 0, 'alpha to go');
+    // And back again.
+    await connect(`${url}/t/alpha`);
+    await until(async () => (await numsub(redis, prefix, ['alpha'])).join() === '1', 'alpha again');
+  });
+
+  it('sends each publish through Redis once: messages from other processes are delivered locally, not sent back', async () => {
+    const prefix = uniquePrefix();
+    const [app1, app2] = [server(), server()];
+    const [url1, url2] = [await node(app1, prefix), await node(app2, prefix)];
+    const redis = await inspect();
+    const spy = redis.duplicate();
+    spy.on('error', () => {});
+    inspectors.push(spy);
+    await spy.connect();
+    const onWire: string[] = [];
+    await spy.subscribe(`${prefix}t`, (message) => void onWire.push(message.subarray(10).toString()), true);
+    const c1 = await connect(`${url1}/t/t`);
+    const c2 = await connect(`${url2}/t/t`);
+    await until(async () => (await numsub(redis, prefix, ['t'])).join() === '3', 'two servers and the spy');
+    c1.send('one');
+    expect(app2.publish('t', 'two')).toBe(1);
+    await until(() => c2.inbox.length === 2 && c1.inbox.length === 1 && onWire.length === 2, 'both messages');
+    await sleep(200);
+    expect(onWire.sort()).toEqual(['one', 'two']);
+    expect(texts(c1)).toEqual(['two']);
+    expect(texts(c2).sort()).toEqual(['one', 'two']);
+  });
+
+  it('ignores, with one warning, messages on its channels that no Velox process sent', async () => {
+    const prefix = uniquePrefix();
+    const app = server();
+    const url = await node(app, prefix);
+    const c = await connect(`${url}/t/x`);
+    const redis = await inspect();
+    await until(async () => (await numsub(redis, prefix, ['x'])).join() === '1', 'the subscription');
+    await redis.publish(`${prefix}x`, 'not from velox');
+    await redis.publish(`${prefix}x`, 'again');
+    await until(() => app.logs.length === 1, 'the warning');
+    await sleep(100);
+    expect(app.logs).toEqual([`redisPubSub: ignored a message on ${prefix}x that no Velox process sent`]);
+    expect(c.inbox).toEqual([]);
+  });
+
+  it('works from an existing node-redis client, which it leaves open', async () => {
+    const prefix = uniquePrefix();
+    const mine = await inspect();
+    const [app1, app2] = [server(), server()];
+    await app1.register(redisPubSub, { client: mine, prefix });
+    await app2.register(redisPubSub, { client: mine, prefix });
+    for (const app of [app1, app2]) app.ws('/t', websocket({ open: (s) => void s.subscribe('t') }));
+    const [{ url: u1 }, { url: u2 }] = [await start(app1), await start(app2)];
+    await connect(`${u1}/t`);
+    const far = await connect(`${u2}/t`);
+    await until(async () => (await numsub(mine, prefix, ['t'])).join() === '2', 'both subscriptions');
+    app1.publish('t', 'hello');
+    await until(() => far.inbox.length === 1, 'the message');
+    await app1.close();
+    await app2.close();
+    expect(await mine.ping()).toBe('PONG');
+  });
+});
+
+describe('redisPubSub with Redis down', () => {
+  /** A redis-server of our own on a free port, stopped and started by its PID. */
+  async function ownRedis(port?: number): Promise<{ port: number; proc: ChildProcess }> {
+    if (port === undefined) {
+      const probe = createServer();
+      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+      port = (probe.address() as { port: number }).port;
+      await new Promise((r) => probe.close(r));
+    }
+    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    redisServers.push(proc);
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      proc.stdout!.on('data', (d) => {
+        out += d;
+        if (out.includes('Ready to accept connections')) resolve();
+      });
+      proc.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+    });
+    return { port, proc };
+  }
+
+  it('keeps delivering locally and logs the loss; delivery across servers resumes when Redis is back', async () => {
+    const first = await ownRedis();
+    const url = `redis://127.0.0.1:${first.port}`;
+    const prefix = uniquePrefix();
+    const [app1, app2] = [server(), server()];
+    const [url1, url2] = [await node(app1, prefix, url), await node(app2, prefix, url)];
+    const near = await connect(`${url1}/t/t`);
+    const far = await connect(`${url2}/t/t`);
+    let redis = await inspect(url);
+    await until(async () => (await numsub(redis, prefix, ['t'])).join() === '2', 'both subscriptions');
+    app1.publish('t', 'before');
+    await until(() => far.inbox.length === 1, 'the first message across');
+
+    // Stop Redis, by PID.
+    const stopped = new Promise((r) => first.proc.once('exit', r));
+    process.kill(first.proc.pid!, 'SIGTERM');
+    await stopped;
+    await until(() => app1.logs.some((l) => l.includes('redisPubSub lost Redis')), 'the loss to be logged');
+    expect(app1.publish('t', 'during')).toBe(1);
+    await until(() => near.inbox.length === 2, 'local delivery');
+    expect(texts(near)).toEqual(['before', 'during']);
+    // A socket that subscribes while Redis is down gets its Redis subscription once it is back.
+    const late = await connect(`${url2}/t/late`);
+
+    // Start it again on the same port.
+    await ownRedis(first.port);
+    await until(() => app1.logs.some((l) => l.includes('Redis is back')), 'the recovery to be logged', 15_000);
+    redis = await inspect(url);
+    await until(async () => (await numsub(redis, prefix, ['t', 'late'])).join() === '2,1', 'the subscriptions to come back', 15_000);
+    app1.publish('t', 'after');
+    app1.publish('late', 'for the late one');
+    await until(() => far.inbox.length === 2 && late.inbox.length === 1, 'delivery across servers again');
+    expect(texts(far)).toEqual(['before', 'after']);
+    expect(texts(late)).toEqual(['for the late one']);
+    expect(app1.logs.filter((l) => l.includes('redisPubSub lost Redis'))).toHaveLength(1);
+    expect(app1.logs.find((l) => l.includes('Redis is back'))).toContain('1 publish made meanwhile reached this process only');
+  }, 60_000);
+
+  it('makes listen() reject with VELOX_ERR_WS_REDIS_CONNECT when Redis cannot be reached', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    const app = server();
+    const loading = app.register(redisPubSub, { url: `redis://127.0.0.1:${port}`, connectTimeout: 300 });
+    await expect(loading).rejects.toMatchObject({ code: WsErrorCodes.REDIS_CONNECT });
+    await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(/could not connect to Redis at redis:\/\/127.0.0.1:\d+: no connection within 300 ms/);
+    expect(app.listening).toBe(false);
+    expect(app.logs).toEqual([]);
+  });
+});
+
+describe('redisPubSub options', () => {
+  it.each([
+    [{}, /either \{ url: 'redis:\/\/host:6379' \} or \{ client \}/],
+    [{ url: REDIS_URL, client: {} }, /not both or neither/],
+    [{ url: 'http://x' }, /redis:\/\/ or rediss:\/\/ URL/],
+    [{ client: {} }, /must be a node-redis client/],
+    [{ url: REDIS_URL, prefix: 3 }, /prefix must be a string/],
+    [{ url: REDIS_URL, connectTimeout: 0 }, /connectTimeout is a whole number of milliseconds/],
+  ])('refuses %j', async (options, message) => {
+    const app = server();
+    await expect(app.register(redisPubSub, options as never)).rejects.toThrow(message);
+  });
+
+  it('must come before listen(), and once per server', async () => {
+    const late = server();
+    await start(late);
+    await expect(late.register(redisPubSub, { url: REDIS_URL })).rejects.toMatchObject({ code: WsErrorCodes.INVALID_OPTION });
+    const twice = server();
+    await twice.register(redisPubSub, { url: REDIS_URL, prefix: uniquePrefix() });
+    await expect(twice.register(redisPubSub, { url: REDIS_URL })).rejects.toThrow(/already registered/);
+  });
+});
