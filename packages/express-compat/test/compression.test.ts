@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { sendFile } from '@velox/static';
 import compression from 'compression';
 import { describe, expect, it } from 'vitest';
 import { server, start, tempDir } from './helpers.ts';
@@ -23,7 +24,7 @@ function get(url: string, headers: Record<string, string> = { 'accept-encoding':
 }
 
 describe('compression', () => {
-  it('gzips every way of sending: send, json, write/end, a piped stream and res.stream', async () => {
+  it('gzips every way of sending: send, json, write/end, a piped stream, res.stream and sendFile', async () => {
     const dir = await tempDir();
     const file = join(dir, 'big.txt');
     await writeFile(file, BIG);
@@ -41,6 +42,9 @@ describe('compression', () => {
       createReadStream(file).pipe(res);
     });
     app.get('/stream', (req, res) => res.type('text').stream(createReadStream(file), { size: BIG.length }));
+    // @velox/static's sendFile (res.sendFile's counterpart), and a download with res.attachment().
+    app.get('/file', (req, res) => sendFile(req, res, file));
+    app.get('/download', (req, res) => sendFile(req, res.attachment('big.txt'), file));
     const url = await start(app);
     for (const [path, expected] of [
       ['/send', BIG],
@@ -48,6 +52,8 @@ describe('compression', () => {
       ['/write', BIG],
       ['/pipe', BIG],
       ['/stream', BIG],
+      ['/file', BIG],
+      ['/download', BIG],
     ] as const) {
       const r = await get(`${url}${path}`);
       expect(r.status, path).toBe(200);
@@ -57,6 +63,7 @@ describe('compression', () => {
       expect(r.body.length, path).toBeLessThan(expected.length / 10);
       expect(gunzipSync(r.body).toString(), path).toBe(expected);
     }
+    expect((await get(`${url}/download`)).headers['content-disposition']).toBe('attachment; filename=big.txt');
   });
 
   it('passes small bodies, clients that do not accept gzip and Cache-Control: no-transform through as they are', async () => {
