@@ -57,9 +57,14 @@ function bodyStream(req: R): Readable {
       stream = Readable.from([]);
     }
   }
+  // As Node's IncomingMessage does, a body error with nobody listening (raw-body stops listening
+  // once it saw 'aborted') must not become an uncaught exception: listeners still receive it.
+  stream.on('error', ignore);
   req[kStream] = stream;
   return stream;
 }
+
+function ignore(): void {}
 
 /** The request's own emitter, for events that are not the body's. */
 function ownEvents(req: R): LazyEmitter {
@@ -220,11 +225,11 @@ const methods = {
     return this[kEvents]?.emit(event, ...args) ?? false;
   },
   listeners(this: R, event: string | symbol): Listener[] {
-    if (onBody(this, event)) return (this[kStream]?.listeners(event) as Listener[] | undefined) ?? [];
+    if (onBody(this, event)) return ((this[kStream]?.listeners(event) as Listener[] | undefined) ?? []).filter((l) => l !== ignore);
     return this[kEvents]?.listeners(event) ?? [];
   },
   listenerCount(this: R, event: string | symbol) {
-    if (onBody(this, event)) return this[kStream]?.listenerCount(event) ?? 0;
+    if (onBody(this, event)) return this.listeners(event).length;
     return this[kEvents]?.listenerCount(event) ?? 0;
   },
   resume(this: R) {

@@ -150,6 +150,33 @@ describe('req as a Node readable stream', () => {
   });
 });
 
+describe('req: a client that leaves mid-body', () => {
+  it('does not crash the process when the reader stopped listening for errors on aborted (raw-body does)', async () => {
+    const app = server();
+    let settled!: (what: string) => void;
+    const outcome = new Promise<string>((resolve) => {
+      settled = resolve;
+    });
+    app.post('/', (req, res) => {
+      const onError = () => settled('error listener called');
+      req.on('data', () => {});
+      req.on('error', onError);
+      req.on('aborted', () => {
+        req.removeListener('error', onError);
+        setTimeout(() => settled(`aborted, error listeners left: ${req.listenerCount('error')}`), 50);
+      });
+    });
+    const { port } = await start(app);
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    await new Promise<void>((resolve) => socket.on('connect', resolve));
+    socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nsome');
+    await new Promise((r) => setTimeout(r, 50));
+    socket.destroy();
+    expect(await outcome).toBe('aborted, error listeners left: 0');
+  });
+});
+
 describe("req.on('close')", () => {
   it('fires when the client leaves a long answer (an SSE handler stops its timer), and after a normal answer', async () => {
     const app = server();
