@@ -1,4 +1,5 @@
 // The example server behind `pnpm start`: a few routes showing the core API.
+// PORT and HOST come from the environment (default 3000 on 127.0.0.1).
 import { Server } from '@velox/core';
 
 const app = new Server({ maxBodyLength: 1024 * 1024 });
@@ -10,12 +11,9 @@ app.get('/', (req, res) => res.send('Hi'));
 app.get('/id/:id', (req, res) => res.send(`${req.params.id} ${req.query.name ?? ''}`));
 app.post('/json', async (req, res) => res.json(await req.json()));
 
-const port = Number(process.env.PORT ?? 3000);
-const { port: bound } = await app.listen(port, process.env.HOST ?? '127.0.0.1');
-console.log(`Velox listening on http://127.0.0.1:${bound}`);
+// SIGINT/SIGTERM: stop accepting, finish in-flight requests (up to 5 s), exit 0. Ctrl-C twice exits at once.
+app.closeOnSignals({ timeout: 5000 });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    app.close({ timeout: 5000 }).then(() => process.exit(0));
-  });
-}
+const host = process.env.HOST ?? '127.0.0.1';
+const { port } = await app.listen(Number(process.env.PORT ?? 3000), host);
+console.log(`Velox listening on http://${host}:${port}`);

@@ -125,7 +125,10 @@ function tryTarballs(packs) {
   const project = mkdtempSync(join(tmpdir(), 'velox-tarballs-'));
   try {
     const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'try-velox', private: true, type: 'module' }, null, 2));
+    // The packages depend on one another (session on redis, all on core): each name resolves to
+    // its tarball, as it would to the registry once they are published.
+    const overrides = Object.fromEntries(packs.map((p) => [p.name, `file:${p.file}`]));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'try-velox', private: true, type: 'module', pnpm: { overrides } }, null, 2));
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
@@ -151,7 +154,6 @@ function tryTarballs(packs) {
         '',
       ].join('\n'),
     );
-    // What docs/getting-started.md tells a user to do with the tarballs.
     // What docs/getting-started.md tells a user to do with the tarballs (and Node's types, for tsc).
     run('pnpm', ['add', '--prefer-offline', ...packs.map((p) => p.file), `@types/node@${rootManifest.devDependencies['@types/node']}`], project);
     run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], project);

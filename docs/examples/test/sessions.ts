@@ -10,7 +10,7 @@
 // The first command starts the file itself (with environment variables before it); the lines
 // after a command, each `// ` and then the text, are what it prints. Port 3000 stands for
 // whatever free port the program got.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export const EXAMPLES = join(import.meta.dirname, '..');
@@ -41,7 +41,11 @@ export function exampleFiles(dir = EXAMPLES): string[] {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (name === 'node_modules' || name === 'test' || name.startsWith('.')) continue;
-    if (statSync(path).isDirectory()) out.push(...exampleFiles(path));
+    // A folder with a package.json of its own (production/: the cluster package type-checks and
+    // runs it, with the packages it needs) is tested there.
+    if (statSync(path).isDirectory()) {
+      if (!existsSync(join(path, 'package.json'))) out.push(...exampleFiles(path));
+    }
     else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts')) out.push(relative(EXAMPLES, path).split('\\').join('/'));
   }
   return out.sort();

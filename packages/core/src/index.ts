@@ -13,6 +13,7 @@ export type { ExpressApp } from './express-app.ts';
 export type { NodeSocket } from './node-request.ts';
 export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute, Decoration, WebSocketMessage, PublishOptions } from './server.ts';
 export type { Query, Headers, JsonOptions } from './request.ts';
+export type { ListenOptions, ListenCallback, CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './server.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
 export type {

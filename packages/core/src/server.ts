@@ -3,8 +3,10 @@
  * computed once, and runs the request lifecycle (see docs/architecture.md).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
-import { tmpdir } from 'node:os';
+import { connect, createServer as createNetServer } from 'node:net';
+import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proxyAddr from 'proxy-addr';
 import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
@@ -83,6 +85,81 @@ export interface CloseOptions {
   /** Milliseconds to let in-flight requests finish before their connections are cut. Default: 10000. */
   timeout?: number;
 }
+
+/**
+ * Where an uncaught error came from: a throw nothing caught, or a rejected promise nothing handled.
+ */
+export type UncaughtOrigin = 'uncaughtException' | 'unhandledRejection';
+
+/**
+ * What {@link Server.closeOnSignals} does with an uncaught exception or unhandled rejection, after
+ * logging it: `'shutdown'` closes gracefully (in-flight requests finish) and exits 1, `'exit'`
+ * exits 1 at once, `'log'` keeps running. A function is called first (to report the error) and
+ * returns (or resolves to) one of those; nothing returned means `'shutdown'`. `false` installs
+ * nothing (Node's own behaviour: print and exit 1 at once).
+ * @example
+ * ```ts
+ * app.closeOnSignals({ uncaught: async (err) => { await tracker.report(err); return 'shutdown'; } });
+ * ```
+ */
+export type UncaughtPolicy =
+  | 'shutdown'
+  | 'exit'
+  | 'log'
+  | false
+  | ((error: unknown, origin: UncaughtOrigin) => UncaughtAction | undefined | void | Promise<UncaughtAction | undefined> | Promise<void>);
+
+/**
+ * One of the fixed crash policies of {@link UncaughtPolicy}, which a policy function returns.
+ * @example
+ * ```ts
+ * const pick = (err: unknown): UncaughtAction => (err instanceof TypeError ? 'shutdown' : 'log');
+ * ```
+ */
+export type UncaughtAction = 'shutdown' | 'exit' | 'log';
+
+/**
+ * Options of {@link Server.closeOnSignals}.
+ * @example
+ * ```ts
+ * app.closeOnSignals({ signals: ['SIGTERM'], timeout: 5000, uncaught: 'exit' });
+ * ```
+ */
+export interface CloseOnSignalsOptions {
+  /** The signals that start a graceful shutdown. Default: `['SIGINT', 'SIGTERM']`. */
+  signals?: NodeJS.Signals[];
+  /** Milliseconds in-flight requests get to finish before their connections are cut. Default: 10000. */
+  timeout?: number;
+  /** The crash policy for uncaught exceptions and unhandled rejections. Default: `'shutdown'`. */
+  uncaught?: UncaughtPolicy;
+}
+
+/**
+ * Options of {@link Server.listen}.
+ * @example
+ * ```ts
+ * await app.listen(3000, '0.0.0.0', { reusePort: true });
+ * ```
+ */
+export interface ListenOptions {
+  /**
+   * Share the port with other listeners that ask for sharing too (SO_REUSEPORT; Linux spreads
+   * connections among them). Without it the port is taken exclusively, and a port already in use
+   * is an error. Has no effect with port 0 (a fresh port, shared with nobody). Default: `false`.
+   */
+  reusePort?: boolean;
+}
+
+/**
+ * The Express-form callback of {@link Server.listen}: called once the server listens. Never
+ * called with an error: a failure rejects the promise `listen()` returns.
+ * @example
+ * ```ts
+ * const ready: ListenCallback = ({ port }) => console.log(`listening on ${port}`);
+ * app.listen(3000, ready);
+ * ```
+ */
+export type ListenCallback = (info: ListenInfo) => void;
 
 /** What {@link Server.listen} resolves to. */
 export interface ListenInfo {
@@ -713,14 +790,44 @@ export class Server {
   }
 
   /**
-   * Listens on a port (0 picks a free one) and host, or on a Unix socket path.
+   * Listens on a port (0 picks a free one) and host, or on a Unix socket path. The port is taken
+   * exclusively: a port another server or program already listens on rejects with
+   * `VELOX_ERR_LISTEN_FAILED`, saying it is in use. `{ reusePort: true }` shares it on purpose
+   * with other listeners that set it too (the kernel spreads connections among them).
+   * A callback last (the Express form) is called with the {@link ListenInfo} once listening; it is
+   * never called with an error: a failure rejects the returned promise.
    * @example
    * ```ts
    * const { port } = await app.listen(3000, '0.0.0.0');
+   * await app.listen(3000, '0.0.0.0', { reusePort: true });
+   * app.listen(3000, ({ port }) => console.log(`listening on ${port}`));
    * await app.listen('/run/app.sock');
    * ```
    */
-  async listen(portOrPath: number | string, host?: string): Promise<ListenInfo> {
+  listen(portOrPath: number | string, callback?: ListenCallback): Promise<ListenInfo>;
+  listen(portOrPath: number | string, host: string | undefined, callback?: ListenCallback): Promise<ListenInfo>;
+  listen(portOrPath: number | string, options: ListenOptions, callback?: ListenCallback): Promise<ListenInfo>;
+  listen(portOrPath: number | string, host: string | undefined, options: ListenOptions, callback?: ListenCallback): Promise<ListenInfo>;
+  listen(portOrPath: number | string, ...rest: unknown[]): Promise<ListenInfo> {
+    let target: ListenTarget;
+    let callback: ListenCallback | undefined;
+    try {
+      ({ target, callback } = parseListenArgs(portOrPath, rest));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const listening = this.#listen(target);
+    if (!callback) return listening;
+    const cb = callback;
+    // Chained on, so a callback user who never awaits still sees a failure as an unhandled
+    // rejection (the process stops with the message), as Node's http does with EADDRINUSE.
+    return listening.then((info) => {
+      cb(info);
+      return info;
+    });
+  }
+
+  async #listen(target: ListenTarget): Promise<ListenInfo> {
     if (this.#listenSocket) throw invalidOption('The server is already listening');
     await this.ready();
     if (!this.#mounted) {
@@ -728,20 +835,25 @@ export class Server {
       this.#mountAll();
     }
     const uws = this.#uwsModule;
-    const isPath = typeof portOrPath === 'string' && !/^\d+$/.test(portOrPath);
-    const info = await new Promise<ListenInfo>((resolve, reject) => {
-      const done = (socket: us_listen_socket | false) => {
-        if (!socket) {
-          const where = isPath ? String(portOrPath) : `${host ?? '0.0.0.0'}:${portOrPath}`;
-          return reject(new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${where} (in use, or not allowed)`));
-        }
-        this.#listenSocket = socket;
-        resolve(isPath ? { port: 0, host: String(portOrPath) } : { port: uws.us_socket_local_port(socket), host: host ?? '0.0.0.0' });
-      };
-      if (isPath) this.#app.listen_unix(done, portOrPath as string);
-      else if (host) this.#app.listen(host, Number(portOrPath), done);
-      else this.#app.listen(Number(portOrPath), done);
+    if (target.path !== undefined) {
+      // uWS unlinks whatever is at the path before binding: a live server's socket or any file.
+      const refusal = await checkSocketPath(target.path);
+      if (refusal) throw refusal;
+    }
+    const socket = await new Promise<us_listen_socket | false>((resolve) => {
+      if (target.path !== undefined) this.#app.listen_unix(resolve, target.path);
+      else {
+        // The native listen reads (host?, port, options, callback); its typings lack the host form.
+        const options = target.reusePort ? LIBUS_LISTEN_DEFAULT : LIBUS_LISTEN_EXCLUSIVE_PORT;
+        const listen = this.#app.listen as unknown as (...args: unknown[]) => void;
+        if (target.host) listen.call(this.#app, target.host, target.port, options, resolve);
+        else listen.call(this.#app, target.port, options, resolve);
+      }
     });
+    if (!socket) throw await listenFailed(target);
+    this.#listenSocket = socket;
+    const info: ListenInfo =
+      target.path !== undefined ? { port: 0, host: target.path } : { port: uws.us_socket_local_port(socket), host: target.host ?? '0.0.0.0' };
     this.#closing = false;
     for (const hook of this[kHooks].onListen) await hook(this);
     return info;
@@ -791,6 +903,104 @@ export class Server {
     (this.#app as TemplatedApp & { close(): void }).close();
     for (const hook of this[kHooks].onClose) await hook(this);
   }
+
+  /**
+   * Shuts the process down cleanly on a signal, and installs the crash policy. On the first of
+   * `signals` it stops accepting, lets in-flight requests finish (up to `timeout` ms), runs
+   * `onClose` hooks (via {@link Server.close}) and exits 0; a second signal exits at once
+   * (128 + the signal's number). An uncaught exception or unhandled rejection is logged with the
+   * logger, then handled by `uncaught`: `'shutdown'` (default: the same graceful close, exit 1),
+   * `'exit'` (exit 1 at once), `'log'` (keep running), a function that reports the error and
+   * returns one of those, or `false` (leave Node's own behaviour). Returns a function that removes
+   * every handler it installed.
+   * @example
+   * ```ts
+   * const app = new Server();
+   * app.get('/', (req, res) => res.send('Hi'));
+   * await app.listen(3000);
+   * const uninstall = app.closeOnSignals({ timeout: 5000 });
+   * ```
+   */
+  closeOnSignals(options: CloseOnSignalsOptions = {}): () => void {
+    if (this.#uninstallSignals) {
+      throw invalidOption('closeOnSignals() is already installed on this server; call the function it returned to remove it first');
+    }
+    const { signals, timeout, uncaught } = parseSignalOptions(options);
+    const logger = this[kConfig].logger;
+    let shutting = false;
+    let exitCode = 0;
+    const shutdown = (code: number): void => {
+      exitCode = Math.max(exitCode, code);
+      if (shutting) return;
+      shutting = true;
+      // The drain is bounded by close() itself; this bounds the onClose hooks that follow it.
+      const limit = timeout + ON_CLOSE_GRACE;
+      const force = setTimeout(() => {
+        logger?.error(`Shutdown did not finish within ${limit} ms (an onClose hook still runs); exiting now`);
+        process.exit(exitCode || 1);
+      }, limit);
+      this.close({ timeout }).then(
+        () => {
+          clearTimeout(force);
+          process.exit(exitCode);
+        },
+        (err: unknown) => {
+          clearTimeout(force);
+          logger?.error(err);
+          process.exit(exitCode || 1);
+        },
+      );
+    };
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (shutting) {
+        logger?.warn(`${signal} received again: exiting now`);
+        process.exit(128 + (osConstants.signals[signal] ?? 0));
+      }
+      logger?.info?.(`${signal} received: closing (in-flight requests get up to ${timeout} ms)`);
+      shutdown(0);
+    };
+    const apply = (policy: UncaughtAction): void => {
+      if (policy === 'log') return;
+      if (policy === 'exit') process.exit(1);
+      shutdown(1);
+    };
+    const onCrash = (error: unknown, origin: UncaughtOrigin): void => {
+      logger?.error(origin === 'unhandledRejection' ? 'Unhandled promise rejection:' : 'Uncaught exception:', error);
+      if (typeof uncaught !== 'function') return apply(uncaught as UncaughtAction);
+      let decided: unknown;
+      try {
+        decided = uncaught(error, origin);
+      } catch (err) {
+        logger?.error('The uncaught handler of closeOnSignals() threw:', err);
+        return apply('shutdown');
+      }
+      Promise.resolve(decided).then(
+        (policy) => {
+          if (policy === undefined) return apply('shutdown');
+          if (policy === 'shutdown' || policy === 'exit' || policy === 'log') return apply(policy);
+          logger?.error(`The uncaught handler of closeOnSignals() returned ${String(policy)}; expected 'shutdown', 'exit' or 'log'. Shutting down.`);
+          apply('shutdown');
+        },
+        (err: unknown) => {
+          logger?.error('The uncaught handler of closeOnSignals() failed:', err);
+          apply('shutdown');
+        },
+      );
+    };
+    const listeners: Array<[string, (...args: any[]) => void]> = signals.map((signal) => [signal, onSignal]);
+    if (uncaught !== false) {
+      listeners.push(['uncaughtException', (error: unknown) => onCrash(error, 'uncaughtException')]);
+      listeners.push(['unhandledRejection', (reason: unknown) => onCrash(reason, 'unhandledRejection')]);
+    }
+    for (const [event, listener] of listeners) process.on(event, listener);
+    const uninstall = (): void => {
+      for (const [event, listener] of listeners) process.removeListener(event, listener);
+      if (this.#uninstallSignals === uninstall) this.#uninstallSignals = undefined;
+    };
+    this.#uninstallSignals = uninstall;
+    return uninstall;
+  }
+  #uninstallSignals: (() => void) | undefined;
 
   /**
    * Answers a request with the not-found handler, for a route that found nothing to do
@@ -1166,4 +1376,132 @@ function messageBytes(message: WebSocketMessage, where: string): string | ArrayB
     return message instanceof Uint8Array ? message : new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
   }
   throw invalidOption(`${where} sends a string, an ArrayBuffer or a Buffer (any typed array); got ${message === null ? 'null' : typeof message}`);
+}
+
+/** Time the onClose hooks get after the drain, before a shutdown from closeOnSignals() gives up and exits 1. */
+const ON_CLOSE_GRACE = 5_000;
+
+function parseSignalOptions(options: CloseOnSignalsOptions): Required<CloseOnSignalsOptions> {
+  if (options === null || typeof options !== 'object') throw invalidOption('closeOnSignals() takes an options object: { signals, timeout, uncaught }');
+  const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
+  if (!Array.isArray(signals) || signals.length === 0) throw invalidOption("closeOnSignals(): signals is a non-empty list such as ['SIGINT', 'SIGTERM']");
+  for (const signal of signals) {
+    if (typeof signal !== 'string' || !(signal in osConstants.signals)) throw invalidOption(`closeOnSignals(): unknown signal ${String(signal)}; use names such as 'SIGTERM'`);
+    if (signal === 'SIGKILL' || signal === 'SIGSTOP') throw invalidOption(`closeOnSignals(): ${signal} cannot be caught; use SIGTERM or SIGINT`);
+  }
+  const timeout = options.timeout ?? 10_000;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0) {
+    throw invalidOption(`closeOnSignals(): timeout is the milliseconds in-flight requests get, e.g. 10000; got ${String(options.timeout)}`);
+  }
+  const uncaught = options.uncaught ?? 'shutdown';
+  if (!(uncaught === false || uncaught === 'shutdown' || uncaught === 'exit' || uncaught === 'log' || typeof uncaught === 'function')) {
+    throw invalidOption(`closeOnSignals(): uncaught is 'shutdown', 'exit', 'log', false or a function (error, origin) => policy; got ${String(uncaught)}`);
+  }
+  return { signals, timeout, uncaught };
+}
+
+/** uSockets' listen options (uWS's `ListenOptions` enum, which its typings declare as a const-less enum). */
+const LIBUS_LISTEN_DEFAULT = 0;
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+interface ListenTarget {
+  port: number;
+  host?: string;
+  path?: string;
+  reusePort: boolean;
+}
+
+/** Reads listen()'s arguments: port or path, then host?, options?, callback? in that order. */
+function parseListenArgs(portOrPath: unknown, rest: unknown[]): { target: ListenTarget; callback: ListenCallback | undefined } {
+  const usage = 'write listen(port, host?, { reusePort }?, callback?), e.g. listen(3000, "0.0.0.0"), or listen("/path/to.sock")';
+  let callback: ListenCallback | undefined;
+  if (typeof rest[rest.length - 1] === 'function') callback = rest.pop() as ListenCallback;
+  let host: string | undefined;
+  let options: ListenOptions = {};
+  if (rest.length > 0 && (typeof rest[0] === 'string' || rest[0] === undefined)) host = rest.shift() as string | undefined;
+  if (rest.length > 0 && rest[0] !== undefined) {
+    if (typeof rest[0] !== 'object' || rest[0] === null) throw invalidOption(`listen(): unexpected ${describeArg(rest[0])}; ${usage}`);
+    options = rest.shift() as ListenOptions;
+  } else if (rest.length > 0) rest.shift();
+  if (rest.length > 0) throw invalidOption(`listen(): too many arguments; ${usage}`);
+  if (host !== undefined && (host.length === 0 || /\s/.test(host))) throw invalidOption(`listen(): host must be an address or name such as "127.0.0.1" or "::", got ${JSON.stringify(host)}`);
+  const unknown = Object.keys(options).filter((key) => key !== 'reusePort');
+  if (unknown.length > 0) throw invalidOption(`listen(): unknown option ${unknown.join(', ')}; the options are { reusePort }`);
+  if (options.reusePort !== undefined && typeof options.reusePort !== 'boolean') throw invalidOption('listen(): reusePort must be true or false');
+  const reusePort = options.reusePort === true;
+  if (typeof portOrPath === 'string' && portOrPath.length > 0 && !/^\d+$/.test(portOrPath)) {
+    if (host !== undefined || reusePort) throw invalidOption(`listen("${portOrPath}") is a Unix socket path: it takes no host and no reusePort`);
+    return { target: { port: 0, path: portOrPath, reusePort: false }, callback };
+  }
+  const port = typeof portOrPath === 'string' ? Number(portOrPath) : portOrPath;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw invalidOption(`listen(): the port must be a whole number from 0 to 65535 (0 picks a free one), got ${describeArg(portOrPath)}; ${usage}`);
+  }
+  return { target: host === undefined ? { port, reusePort } : { port, host, reusePort }, callback };
+}
+
+function describeArg(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' || typeof value === 'function' ? typeof value : String(value);
+}
+
+/** Refuses a Unix socket path that holds something other than a socket, or a socket a server accepts on. */
+async function checkSocketPath(path: string): Promise<VeloxError | undefined> {
+  let isSocket: boolean;
+  try {
+    isSocket = (await lstat(path)).isSocket();
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${path}: ${(cause as Error).message}`, { cause });
+  }
+  if (!isSocket) return new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${path}: a file that is not a socket is there, and Velox does not replace it`);
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+  if (!live) return undefined; // a stale socket file left by a server that stopped: uWS replaces it
+  const cause = Object.assign(new Error(`listen EADDRINUSE: address already in use ${path}`), { code: 'EADDRINUSE' });
+  return new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${path}: the socket path is in use (another server accepts connections there)`, { cause });
+}
+
+/**
+ * uWS only says that listening failed. Binding the same address with node:net gives the reason
+ * (EADDRINUSE, EACCES, EADDRNOTAVAIL…), which becomes the message and the error's cause.
+ */
+async function listenFailed(target: ListenTarget): Promise<VeloxError> {
+  const where = target.path ?? `${target.host ?? 'every address'}, port ${target.port}`;
+  const cause = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    const probe = createNetServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+    const address = target.path !== undefined ? { path: target.path } : { port: target.port, host: target.host, exclusive: true };
+    probe.listen(address, () => probe.close(() => resolve(undefined)));
+  });
+  let why: string;
+  switch (cause?.code) {
+    case 'EADDRINUSE':
+      why =
+        target.path !== undefined
+          ? 'the socket path is in use (another server listens there, or a stale socket file is left: remove it)'
+          : target.reusePort
+            ? 'the port is already in use by a listener that does not share it'
+            : 'the port is already in use (by another server or program; stop it, choose another port, or share the port on purpose: both sides listen with { reusePort: true })';
+      break;
+    case 'EACCES':
+    case 'EPERM':
+      why = target.path !== undefined ? 'permission denied' : 'permission denied (ports below 1024 need privileges)';
+      break;
+    case 'EADDRNOTAVAIL':
+      why = `${target.host} is not an address of this machine`;
+      break;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      why = `the host name ${target.host} does not resolve`;
+      break;
+    default:
+      why = cause ? (cause.message ?? String(cause)) : 'the address could not be bound';
+  }
+  return new VeloxError(ErrorCodes.LISTEN_FAILED, `Could not listen on ${where}: ${why}`, { cause });
 }
