@@ -207,6 +207,11 @@ export class Body {
     this.#mode = Mode.Discard;
   }
 
+  /** True once a reader took the body (buffered, streamed or discarded). */
+  get used(): boolean {
+    return this.#mode !== Mode.Idle;
+  }
+
   /** True once the last byte arrived. */
   get complete(): boolean {
     return this.#done;

@@ -8,8 +8,11 @@ import type { Response } from './response.ts';
 
 /** A middleware or the handler, as stored in a chain. */
 export type ChainFn = (req: Request, res: Response, next: (err?: unknown) => void) => unknown;
-/** A route's chain, built once; whether its last function declares `next` is noted on first use. */
-type Chain = readonly ChainFn[] & { lastTakesNext?: boolean };
+/**
+ * A route's chain, built once; whether its last function declares `next` is noted on first use.
+ * `routeStart` is where the route's own functions begin (after the server's middlewares).
+ */
+type Chain = readonly ChainFn[] & { lastTakesNext?: boolean; routeStart?: number };
 /** Called with any error thrown, rejected or passed to `next(err)`. */
 export type Fail = (err: unknown, req: Request, res: Response) => void;
 
@@ -47,15 +50,33 @@ export function run(chain: readonly ChainFn[], i: number, req: Request, res: Res
 function nextOf(chain: readonly ChainFn[], i: number, req: Request, res: Response, fail: Fail): (err?: unknown) => void {
   let called = false;
   return (err?: unknown) => {
-    if (called) return fail(new VeloxError(ErrorCodes.NEXT_TWICE, 'next() was called twice by one middleware'), req, res);
+    if (called) {
+      // A second call that carries an error reports that error (connect-timeout calls next(err)
+      // when its timer fires, after it called next() to go on); a bare second call is a bug.
+      if (err !== undefined && err !== null && typeof err !== 'string') return fail(err, req, res);
+      return fail(new VeloxError(ErrorCodes.NEXT_TWICE, 'next() was called twice by one middleware'), req, res);
+    }
     called = true;
-    if (err !== undefined && err !== null) return fail(err, req, res);
+    if (err !== undefined && err !== null) {
+      if (err === 'route' || err === 'router') return skip(chain, i, req, res, fail, err);
+      return fail(err, req, res);
+    }
     run(chain, i + 1, req, res, fail);
   };
 }
 
+/**
+ * Express's next('route') and next('router') on a flattened chain. No other route matches a
+ * request that uWS routed here, so leaving the route means the not-found handler; next('route')
+ * from a middleware added with use() (before the route's own functions) goes on, as in Express.
+ */
+function skip(chain: readonly ChainFn[], i: number, req: Request, res: Response, fail: Fail, what: string): void {
+  if (what === 'route' && i < ((chain as Chain).routeStart ?? 0)) return run(chain, i + 1, req, res, fail);
+  fail(FALL_THROUGH, req, res);
+}
+
 function fallThrough(req: Request, res: Response, fail: Fail): (err?: unknown) => void {
-  return (err?: unknown) => fail(err ?? FALL_THROUGH, req, res);
+  return (err?: unknown) => fail(err === undefined || err === null || err === 'route' || err === 'router' ? FALL_THROUGH : err, req, res);
 }
 
 function noNext(): void {}

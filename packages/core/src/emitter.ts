@@ -77,6 +77,42 @@ export class LazyEmitter {
     return true;
   }
 
+  /** A copy of an event's listeners (as given to `once`, not its wrapper). */
+  listeners(event: string | symbol): Listener[] {
+    return (this[kEvents]?.get(event) ?? []).map((l) => (l as { listener?: Listener }).listener ?? l);
+  }
+
+  /** Like {@link LazyEmitter.listeners} (Node's name; once-wrappers are unwrapped here too). */
+  rawListeners(event: string | symbol): Listener[] {
+    return this.listeners(event);
+  }
+
+  /** Adds a listener that runs once, before the others. */
+  prependOnceListener(event: string | symbol, listener: Listener): this {
+    const wrapper = (...args: unknown[]) => {
+      this.off(event, wrapper);
+      listener.apply(this, args);
+    };
+    (wrapper as { listener?: Listener }).listener = listener;
+    return this.prependListener(event, wrapper);
+  }
+
+  /** The events that have listeners. */
+  eventNames(): Array<string | symbol> {
+    const events = this[kEvents];
+    return events ? [...events.keys()].filter((name) => events.get(name)!.length > 0) : [];
+  }
+
+  /** There is no limit to warn about; kept for Node's API. */
+  setMaxListeners(_n: number): this {
+    return this;
+  }
+
+  /** No limit: Infinity. */
+  getMaxListeners(): number {
+    return Number.POSITIVE_INFINITY;
+  }
+
   /** How many listeners an event has. */
   listenerCount(event: string | symbol): number {
     return this[kEvents]?.get(event)?.length ?? 0;

@@ -88,8 +88,10 @@ export const ErrorCodes = {
   HEADERS_SENT: 'VELOX_ERR_HEADERS_SENT',
   /** 500: `next()` was called twice by one middleware. */
   NEXT_TWICE: 'VELOX_ERR_NEXT_TWICE',
-  /** 500: a signed cookie was asked for but no `cookieSecret` is set. */
+  /** 500: `res.cookie(name, value, { signed: true })` without a `cookieSecret`. */
   NO_COOKIE_SECRET: 'VELOX_ERR_NO_COOKIE_SECRET',
+  /** 406: `res.format()` found no type the client accepts and has no `default` handler. */
+  NOT_ACCEPTABLE: 'VELOX_ERR_NOT_ACCEPTABLE',
   /** Start-up: a bad option or a misuse of the API (thrown at once, never an HTTP answer). */
   INVALID_OPTION: 'VELOX_ERR_INVALID_OPTION',
   /** Start-up: a route with the same method and pattern is already registered. */

@@ -9,6 +9,8 @@ export { PreparedHead } from './prepared.ts';
 export { VeloxError, ErrorCodes } from './errors.ts';
 export { isJsonType } from './body.ts';
 
+export type { ExpressApp } from './express-app.ts';
+export type { NodeSocket } from './node-request.ts';
 export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute, Decoration, WebSocketMessage, PublishOptions } from './server.ts';
 export type { Query, Headers, JsonOptions } from './request.ts';
 export type { ListenOptions, ListenCallback, CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './server.ts';
@@ -17,6 +19,7 @@ export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
 export type {
   Handler,
   Middleware,
+  ErrorMiddleware,
   Next,
   ErrorHandler,
   Plugin,

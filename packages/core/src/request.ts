@@ -11,10 +11,13 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { As, Body, isJsonType } from './body.ts';
 import { Bag } from './bag.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import type { ExpressApp } from './express-app.ts';
+import { installRequestHelpers } from './express-helpers.ts';
+import { installNodeRequest, type NodeSocket } from './node-request.ts';
 import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
-import { kConfig } from './symbols.ts';
+import { kConfig, kOriginalUrl } from './symbols.ts';
 
 /** Parsed query string: repeated keys become arrays. */
 export type Query = Record<string, string | string[] | undefined>;
@@ -48,6 +51,9 @@ export interface JsonOptions {
  * value to `req.ip`.
  */
 const WHOLE_HEADERS = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'cookie']);
+
+/** An event listener, for the Node-style emitter methods. */
+type Listener = (...args: any[]) => void;
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
 
@@ -129,11 +135,15 @@ export class Request<Params = Record<string, string>> {
     return q ? `${this.path}?${q}` : this.path;
   }
   set url(value: string) {
-    // Some Express middlewares rewrite req.url; keep path and query in step.
+    // Some Express middlewares rewrite req.url, and so do mount points: keep path and query in
+    // step, keep the parsed query when the query string did not change, and remember the URL as
+    // received for req.originalUrl (node-request.ts).
+    (this as { [kOriginalUrl]?: string })[kOriginalUrl] ??= this.url;
     const i = value.indexOf('?');
+    const rawQuery = i < 0 ? '' : value.slice(i + 1);
     this.#path = i < 0 ? value : value.slice(0, i);
-    this.#rawQuery = i < 0 ? '' : value.slice(i + 1);
-    this.#query = undefined;
+    if (rawQuery !== this.#rawQuery) this.#query = undefined;
+    this.#rawQuery = rawQuery;
   }
 
   /** The raw query string, without `?`. */
@@ -227,28 +237,34 @@ export class Request<Params = Record<string, string>> {
     return this.get(name);
   }
 
-  /** Cookies sent with the request. */
+  /**
+   * Cookies sent with the request. With `parseCookies: false`, whatever a middleware (such as
+   * cookie-parser) set here, else undefined. A middleware may assign it.
+   */
   get cookies(): Record<string, string> {
-    if (this.#cookies) return this.#cookies;
+    if (this.#cookies || !this.server[kConfig].parseCookies) return this.#cookies!;
     const header = this.get('cookie');
     return (this.#cookies = header ? (parseCookie(header) as Record<string, string>) : new Bag<string>());
+  }
+  set cookies(value: Record<string, string>) {
+    this.#cookies = value;
   }
 
   /**
    * Cookies set with `res.cookie(name, value, { signed: true })` whose signature checks out
-   * against any of the server's `cookieSecret`s; a tampered cookie reads as `false`.
+   * against any of the server's `cookieSecret`s; a tampered cookie reads as `false`. Without a
+   * `cookieSecret` nothing can be verified, and this is empty. With `parseCookies: false`,
+   * whatever a middleware set here. A middleware may assign it.
    */
   get signedCookies(): Record<string, string | false> {
-    if (this.#signedCookies) return this.#signedCookies;
+    if (this.#signedCookies || !this.server[kConfig].parseCookies) return this.#signedCookies!;
     const secrets = this.server[kConfig].secrets;
     const out = new Bag<string | false>();
+    if (secrets.length === 0) return (this.#signedCookies = out);
     const cookies = this.cookies;
     for (const name in cookies) {
       const value = cookies[name]!;
       if (!value.startsWith('s:')) continue;
-      if (secrets.length === 0) {
-        throw new VeloxError(ErrorCodes.NO_COOKIE_SECRET, 'Signed cookies need the cookieSecret option', { status: 500 });
-      }
       out[name] = false;
       for (const secret of secrets) {
         const plain = unsign(value.slice(2), secret);
@@ -259,6 +275,9 @@ export class Request<Params = Record<string, string>> {
       }
     }
     return (this.#signedCookies = out);
+  }
+  set signedCookies(value: Record<string, string | false>) {
+    this.#signedCookies = value;
   }
 
   /** The address of the peer that opened the connection. */
@@ -535,6 +554,11 @@ export class Request<Params = Record<string, string>> {
     this.#ureq = null;
   }
 
+  /** @internal The body, started if it is not yet (null when none was announced); for node-request.ts. */
+  _nodeBody(): Body | null {
+    return this.#getBody();
+  }
+
   /** @internal The uWS callback returned after the response was sent: uWS's request is gone. */
   _release(): void {
     this.#ureq = null;
@@ -569,7 +593,121 @@ export class Request<Params = Record<string, string>> {
   get _overflowed(): boolean {
     return this.#body?.overflowed === true;
   }
+
+  // The Node.js IncomingMessage surface, defined on the prototype by node-request.ts (types only here).
+  /** Set by a body parser (body-parser, `express.json()`, multer…); `@velox/validate` reads it when present. */
+  declare body?: unknown;
+  /** The URL as received, before any middleware or mount point rewrote `req.url`. */
+  declare originalUrl: string;
+  /** The part of the path the running middleware is mounted at (`use('/static', mw)`), else `''`. */
+  declare baseUrl: string;
+  /** Always `'1.1'`: uWebSockets.js speaks HTTP/1.1 (and answers HTTP/1.0 clients as 1.1). */
+  declare readonly httpVersion: string;
+  /** Always 1. */
+  declare readonly httpVersionMajor: number;
+  /** Always 1. */
+  declare readonly httpVersionMinor: number;
+  /** A stand-in for Node's socket: `remoteAddress`, `encrypted`, `readable`, `'close'` when the client leaves. */
+  declare readonly socket: NodeSocket;
+  /** Node's old name for {@link Request.socket}. */
+  declare readonly connection: NodeSocket;
+  /** True once the whole body has arrived (true at once for a request without a body). */
+  declare readonly complete: boolean;
+  /** False once the body has been read (as a stream or by `text()`/`json()`/`buffer()`). */
+  declare readonly readable: boolean;
+  /** True once the body stream emitted `'end'` (or the body was read whole with `text()`, `json()`, `buffer()`). */
+  declare readonly readableEnded: boolean;
+  /** Header names and values in a flat list, as Node gives them (names lower-case). */
+  declare readonly rawHeaders: string[];
+  /** The Express-style application object: settings (`get('trust proxy')`, …) and `locals`. */
+  declare readonly app: ExpressApp;
+  /** Adds a listener. Body events (`data`, `end`, `readable`, `error`) read the body as a stream; `close` fires when the response is done or the client left. */
+  declare on: (event: string | symbol, listener: Listener) => this;
+  /** Alias of `on`. */
+  declare addListener: (event: string | symbol, listener: Listener) => this;
+  /** Adds a listener that runs once. */
+  declare once: (event: string | symbol, listener: Listener) => this;
+  /** Adds a listener ahead of the others. */
+  declare prependListener: (event: string | symbol, listener: Listener) => this;
+  /** Removes a listener. */
+  declare removeListener: (event: string | symbol, listener: Listener) => this;
+  /** Alias of `removeListener`. */
+  declare off: (event: string | symbol, listener: Listener) => this;
+  /** Removes all listeners of an event (or of all events). */
+  declare removeAllListeners: (event?: string | symbol) => this;
+  /** Calls an event's listeners; true if there were any. */
+  declare emit: (event: string | symbol, ...args: unknown[]) => boolean;
+  /** The listeners of an event. */
+  declare listeners: (event: string | symbol) => Listener[];
+  /** How many listeners an event has. */
+  declare listenerCount: (event: string | symbol) => number;
+  /** Starts or resumes the flow of `data` events. */
+  declare resume: () => this;
+  /** Pauses the flow of `data` events (and reading from the socket, once the buffer fills). */
+  declare pause: () => this;
+  /** True while paused. */
+  declare isPaused: () => boolean;
+  /** Reads from the body stream (paused mode, after `'readable'`). */
+  declare read: (size?: number) => unknown;
+  /** Decodes body chunks as text in this encoding. */
+  declare setEncoding: (encoding: BufferEncoding) => this;
+  /** Stops piping the body into `destination` (or into everything). */
+  declare unpipe: (destination?: NodeJS.WritableStream) => this;
+  /** Node's request timeout: Velox leaves timeouts to uWS (about 10 s idle); this only returns the request. */
+  declare setTimeout: (ms: number, callback?: () => void) => this;
+  /** Cuts the connection (the response is abandoned). */
+  declare destroy: (error?: Error) => this;
+
+  // Express's request helpers, defined on the prototype by express-helpers.ts (types only here).
+  /**
+   * Which of the given types the request's Content-Type matches: the matching type, `false`,
+   * or `null` when the request has no body.
+   * @example
+   * ```ts
+   * if (req.is('json')) body = await req.json();
+   * ```
+   */
+  declare is: (...types: Array<string | string[]>) => string | false | null;
+  /**
+   * The best of the given types for the Accept header, or `false`; with no argument, the
+   * accepted types in order of preference.
+   * @example
+   * ```ts
+   * req.accepts('html', 'json'); // 'json' for Accept: application/json
+   * ```
+   */
+  declare accepts: (...types: Array<string | string[]>) => string | false | string[];
+  /** Like `accepts`, for Accept-Encoding. @example req.acceptsEncodings('gzip', 'br'); */
+  declare acceptsEncodings: (...encodings: Array<string | string[]>) => string | false | string[];
+  /** Like `accepts`, for Accept-Charset. @example req.acceptsCharsets('utf-8'); */
+  declare acceptsCharsets: (...charsets: Array<string | string[]>) => string | false | string[];
+  /** Like `accepts`, for Accept-Language. @example req.acceptsLanguages('en', 'fr'); */
+  declare acceptsLanguages: (...languages: Array<string | string[]>) => string | false | string[];
+  /**
+   * True for a GET or HEAD whose client copy is current: the response's ETag or Last-Modified
+   * (set before reading this) matches If-None-Match / If-Modified-Since. Answer 304 then.
+   */
+  declare readonly fresh: boolean;
+  /** `!req.fresh`. */
+  declare readonly stale: boolean;
+  /** True when `X-Requested-With` is `XMLHttpRequest`. */
+  declare readonly xhr: boolean;
+  /** The host name's labels before the last `subdomain offset` (2) ones, right to left, as in Express. */
+  declare readonly subdomains: string[];
+  /**
+   * Parses the Range header against a size: the ranges (with `type: 'bytes'`), -1 when none
+   * can be satisfied, -2 when malformed, undefined without a Range header.
+   * @example
+   * ```ts
+   * const ranges = req.range(stats.size, { combine: true });
+   * ```
+   */
+  declare range: (size: number, options?: { combine?: boolean }) => (Array<{ start: number; end: number }> & { type: string }) | -1 | -2 | undefined;
 }
+
+// The Node.js IncomingMessage surface and Express's request helpers (see those files).
+installNodeRequest(Request.prototype);
+installRequestHelpers(Request.prototype);
 
 /**
  * The value of a Content-Length header, or -1 when it is not a plain decimal number (uWS closes

@@ -12,11 +12,15 @@ import { Bag } from './bag.ts';
 import { LINGER_BYTES, LingerEnd } from './body.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import type { ExpressApp } from './express-app.ts';
+import { installResponseHelpers } from './express-helpers.ts';
 import { type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
+import type { NodeSocket } from './node-request.ts';
+import { headersFromArgs, implicitHead, installNodeResponse, noteLength, observedSend } from './node-response.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
-import { kConfig, kContext, kHooks } from './symbols.ts';
+import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
 
 /** Options of {@link Response.cookie}. */
 export interface CookieOptions extends Omit<SerializeOptions, 'encode' | 'maxAge'> {
@@ -164,9 +168,9 @@ export class Response extends LazyEmitter {
     this.#locals = value;
   }
 
-  /** True once the status line and headers went out. */
+  /** True once the status line and headers went out, or `writeHead()` committed them (as in Node). */
   get headersSent(): boolean {
-    return this.#headersSent;
+    return this.#headersSent || (this as { [kCommitted]?: boolean })[kCommitted] === true;
   }
 
   /** True once the response was fully handed to uWS. */
@@ -466,12 +470,12 @@ export class Response extends LazyEmitter {
   send(body?: unknown): this {
     if (typeof body === 'string') {
       this.#defaultType(TYPES.text!);
-      this.#end(body);
+      this.#finish(body);
     } else if (body === undefined || body === null) {
-      this.#end('');
+      this.#finish('');
     } else if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
       this.#defaultType(TYPES.bin!);
-      this.#end(body);
+      this.#finish(body);
     } else {
       this.json(body);
     }
@@ -488,7 +492,7 @@ export class Response extends LazyEmitter {
   json(value: unknown): this {
     const text = JSON.stringify(value);
     this.#defaultType(TYPES.json!);
-    this.#end(text ?? 'null');
+    this.#finish(text ?? 'null');
     return this;
   }
 
@@ -501,7 +505,7 @@ export class Response extends LazyEmitter {
    */
   html(markup: string): this {
     this.setHeader('content-type', TYPES.html!);
-    this.#end(markup);
+    this.#finish(markup);
     return this;
   }
 
@@ -518,7 +522,7 @@ export class Response extends LazyEmitter {
     const location = typeof statusOrUrl === 'string' ? statusOrUrl : url!;
     this.status(status).setHeader('location', encodeURI(decodeSafe(location)));
     this.setHeader('content-type', TYPES.text!);
-    this.#end(`${STATUS_CODES[status] ?? 'Redirecting'}. Redirecting to ${location}`);
+    this.#finish(`${STATUS_CODES[status] ?? 'Redirecting'}. Redirecting to ${location}`);
     return this;
   }
 
@@ -535,18 +539,26 @@ export class Response extends LazyEmitter {
    * ```
    */
   sendPrepared(head: PreparedHead, body: string | Uint8Array | ArrayBuffer = ''): this {
-    if (this.#headers !== null || this.#hold !== null || this.server[kHooks].onSend.length !== 0 || this.server[kHooks].onResponse.length !== 0) {
+    if (
+      this.#headers !== null ||
+      this.#hold !== null ||
+      this.server[kHooks].onSend.length !== 0 ||
+      this.server[kHooks].onResponse.length !== 0 ||
+      // A writeHead or end a middleware replaced (compression, on-headers) must see this answer.
+      this.end !== END ||
+      this.writeHead !== WRITE_HEAD
+    ) {
       if (this.#phase < Phase.Done) this.statusCode = head.status;
       const list = head.headers;
       for (let i = 0; i < list.length; i += 2) this.#put(list[i] as string, list[i + 1]!, false);
-      this.#end(body);
+      this.#finish(body);
       return this;
     }
     const phase = this.#phase;
     if (phase === Phase.Aborted) return this;
     if (phase === Phase.Done) throw headersSent();
     this.statusCode = head.status;
-    this.#beforeEnd();
+    this.#beforeEnd(body);
     if (phase === Phase.Sync) this.#writeEnd(body, head.bytes);
     else this.#ures.cork(() => this.#writeEnd(body, head.bytes));
     this.#afterEnd();
@@ -563,16 +575,28 @@ export class Response extends LazyEmitter {
   sendStatus(code: number): this {
     this.status(code);
     if (code === 204 || code === 304) {
-      this.#end('');
+      this.#finish('');
       return this;
     }
     return this.send(STATUS_CODES[code] ?? String(code));
   }
 
-  /** Node-style: sets the status and, optionally, headers. */
-  writeHead(code: number, headers?: Record<string, HeaderValue | number>): this {
+  /**
+   * Node-style: sets the status and, optionally, headers (an object, or Node's flat
+   * [name, value, …] list), and commits them: `headersSent` is true from here on, as in Node.
+   * The head goes out with the first write. A reason phrase given as second argument is
+   * ignored (Velox sends the standard one).
+   * @example
+   * ```ts
+   * res.writeHead(200, { 'content-type': 'text/plain' });
+   * res.end('ok');
+   * ```
+   */
+  writeHead(code: number, reasonOrHeaders?: string | Record<string, HeaderValue | number> | unknown[], headers?: Record<string, HeaderValue | number> | unknown[]): this {
     this.status(code);
-    if (headers) this.set(headers);
+    const given = typeof reasonOrHeaders === 'string' ? headers : reasonOrHeaders;
+    if (given) headersFromArgs(this, given);
+    (this as { [kCommitted]?: boolean })[kCommitted] = true;
     return this;
   }
 
@@ -585,11 +609,16 @@ export class Response extends LazyEmitter {
    * res.end('c');
    * ```
    */
-  write(chunk: string | Uint8Array): boolean {
+  write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error | null) => void), callback?: (err?: Error | null) => void): boolean {
     const phase = this.#phase;
     if (phase === Phase.Aborted) return false;
     if (phase === Phase.Done) throw headersSent();
+    if (typeof encoding === 'function') callback = encoding;
+    else if (typeof chunk === 'string' && encoding && encoding !== 'utf8' && encoding !== 'utf-8') chunk = Buffer.from(chunk, encoding);
+    if (callback) queueMicrotask(callback);
     if (this.#hold !== null && this.#defer((go) => go && this.write(chunk) && this.emit('drain'), false)) return false;
+    // A writeHead a middleware put on the instance (on-headers) sees the head before it goes out.
+    if (!this.#headersSent && this.writeHead !== WRITE_HEAD) implicitHead(this);
     if (this.#head) {
       this.#startHead();
       return true;
@@ -615,7 +644,7 @@ export class Response extends LazyEmitter {
    */
   end(callback?: () => void): this;
   end(chunk: string | Uint8Array, callback?: () => void): this;
-  end(chunk: string | Uint8Array, encoding: string, callback?: () => void): this;
+  end(chunk: string | Uint8Array, encoding?: string, callback?: () => void): this;
   end(chunk?: string | Uint8Array | (() => void), encoding?: unknown, cb?: unknown): this {
     // Node's signatures: end(cb), end(chunk, cb), end(chunk, encoding, cb).
     let callback: (() => void) | undefined;
@@ -625,6 +654,9 @@ export class Response extends LazyEmitter {
     } else if (typeof encoding === 'function') callback = encoding as () => void;
     else if (typeof cb === 'function') callback = cb as () => void;
     if (this.#phase === Phase.Aborted) return this;
+    if (typeof chunk === 'string' && typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8') {
+      chunk = Buffer.from(chunk, encoding as BufferEncoding);
+    }
     this.#end((chunk as string | Uint8Array | undefined) ?? '');
     if (callback) queueMicrotask(callback);
     return this;
@@ -700,7 +732,8 @@ export class Response extends LazyEmitter {
         this.destroy();
         finish(err);
       });
-      if (size === undefined || this.#head) {
+      // A write or end a middleware replaced (compression) must see every chunk: no tryEnd then.
+      if (size === undefined || this.#head || this.write !== WRITE || this.end !== END) {
         source.on('data', (chunk: Buffer) => {
           if (!this.write(chunk) && !this.aborted) {
             source.pause();
@@ -710,7 +743,7 @@ export class Response extends LazyEmitter {
         source.on('end', () => {
           if (this.#phase < Phase.Done) {
             if (this.#head && size !== undefined && !this.hasHeader('content-length')) this.setHeader('content-length', size);
-            this.#end('');
+            this.#endVia('');
           }
           finish();
         });
@@ -718,6 +751,7 @@ export class Response extends LazyEmitter {
       }
       source.on('data', (chunk: Buffer) => {
         if (this.#phase >= Phase.Done) return;
+        if (!this.#headersSent && this.writeHead !== WRITE_HEAD) implicitHead(this);
         const last = sent + chunk.length >= size;
         if (last) this.#beforeEnd();
         const offset = this.atomic(() => {
@@ -792,7 +826,7 @@ export class Response extends LazyEmitter {
       close() {
         if (closed) return;
         closed = true;
-        if (res.#phase < Phase.Done) res.#end('');
+        if (res.#phase < Phase.Done) res.#endVia('');
       },
       get closed() {
         return closed;
@@ -819,12 +853,30 @@ export class Response extends LazyEmitter {
   /** Node-style: does nothing; headers go out with the first write. */
   flushHeaders(): void {}
 
+  /**
+   * How send, json, html, redirect and sendStatus end. A response whose end a middleware replaced
+   * (compression, express-session) ends the way Express's res.send does (observedSend:
+   * Content-Length, then res.end); any other goes straight to #end. One load and compare: a
+   * replaced method lives on the instance, the original on the prototype.
+   */
+  #finish(body: string | Uint8Array | ArrayBuffer): void {
+    if (this.end !== END) return observedSend(this, body);
+    this.#end(body);
+  }
+
+  /** Ends through a middleware's end (compression must flush), else directly. */
+  #endVia(body: string): void {
+    if (this.end !== END) this.end(body);
+    else this.#end(body);
+  }
+
   #end(body: string | Uint8Array | ArrayBuffer): void {
     const phase = this.#phase;
     if (phase === Phase.Aborted) return;
     if (phase === Phase.Done) throw headersSent();
     if (this.#hold !== null && this.#defer((go) => go && this.#end(body), true)) return;
-    this.#beforeEnd();
+    if (this.writeHead !== WRITE_HEAD && !this.#headersSent) implicitHead(this);
+    this.#beforeEnd(body);
     if (phase === Phase.Sync) this.#writeEnd(body);
     else this.#ures.cork(() => this.#writeEnd(body));
     this.#afterEnd();
@@ -907,10 +959,17 @@ export class Response extends LazyEmitter {
     return result;
   }
 
-  /** Hooks that may still change headers, then let go of the request's body. */
-  #beforeEnd(): void {
+  /**
+   * Hooks that may still change headers, then let go of the request's body. `body` is the whole
+   * body when the response ends in one piece: a response somebody listens to (a logger's
+   * 'finish') then also records its Content-Length, for `getHeader('content-length')`.
+   */
+  #beforeEnd(body?: string | Uint8Array | ArrayBuffer): void {
     if (!this.#headersSent && !this.#hooked) this.server._beforeHead(this.req, this);
-    if (this.server[kHooks].onResponse.length > 0 || this._hasListeners) this.req._keepAddress();
+    if (this.server[kHooks].onResponse.length > 0 || this._hasListeners) {
+      this.req._keepAddress();
+      if (body !== undefined && !this.#headersSent && this._hasListeners) noteLength(this, body);
+    }
     this.req._end();
   }
 
@@ -1002,7 +1061,81 @@ export class Response extends LazyEmitter {
     this.#phase = Phase.Aborted;
     return true;
   }
+
+  // The Node.js ServerResponse surface, defined on the prototype by node-response.ts (types only here).
+  /** The request's socket stand-in (see `req.socket`). */
+  declare readonly socket: NodeSocket;
+  /** Node's old name for {@link Response.socket}. */
+  declare readonly connection: NodeSocket;
+  /** The Express-style application object (see `req.app`). */
+  declare readonly app: ExpressApp;
+  /** The reason phrase: Velox always sends the standard one for the status. */
+  declare statusMessage: string;
+  /** True until the response ended. */
+  declare readonly writable: boolean;
+  /** True once the response was handed to uWS. */
+  declare readonly writableFinished: boolean;
+  /** True once the client left (or the connection was cut). */
+  declare readonly destroyed: boolean;
+  /** Node's internal head: a status line once the head is committed, else null (middlewares test it). */
+  declare readonly _header: string | null;
+  /** Node's internal: commits the head through `writeHead(statusCode)` if not yet done. */
+  declare _implicitHeader: () => void;
+  /** The names of the headers set so far, lower-case. */
+  declare getHeaderNames: () => string[];
+  /** Node's response timeout: uWS manages timeouts; this only returns the response. */
+  declare setTimeout: (ms: number, callback?: () => void) => this;
+
+  // Express's response helpers, defined on the prototype by express-helpers.ts (types only here).
+  /**
+   * Adds a field to the Vary header (once).
+   * @example
+   * ```ts
+   * res.vary('Accept-Language');
+   * ```
+   */
+  declare vary: (field: string | string[]) => this;
+  /**
+   * Sets the Location header (`'back'` means the Referer, or `/`), percent-encoding what needs it.
+   * @example
+   * ```ts
+   * res.location('/login').sendStatus(303);
+   * ```
+   */
+  declare location: (url: string) => this;
+  /**
+   * Marks the response as a download: Content-Disposition `attachment`, with the file name
+   * (and the Content-Type from its extension) when given.
+   * @example
+   * ```ts
+   * res.attachment('report.pdf').send(pdfBytes);
+   * ```
+   */
+  declare attachment: (filename?: string) => this;
+  /**
+   * Answers according to the Accept header: calls the handler of the best type (keys are
+   * types or extensions), with its Content-Type set and `Vary: Accept`; `default` when none
+   * matches, else 406 through the error handler.
+   * @example
+   * ```ts
+   * res.format({
+   *   json: () => res.json({ hello: 'world' }),
+   *   html: () => res.html('<p>hello world</p>'),
+   *   default: () => res.status(406).send('Not Acceptable'),
+   * });
+   * ```
+   */
+  declare format: (handlers: Record<string, (req: Request, res: Response, next: (err?: unknown) => void) => unknown>) => this;
 }
+
+/** The prototype's own methods: a middleware that replaced one on an instance is told apart by identity. */
+const END = Response.prototype.end;
+const WRITE = Response.prototype.write;
+const WRITE_HEAD = Response.prototype.writeHead;
+
+// The Node.js ServerResponse surface and Express's response helpers (see those files).
+installNodeResponse(Response.prototype);
+installResponseHelpers(Response.prototype);
 
 // Header names repeat from request to request: remember the ones already checked.
 const checkedNames = new Map<string, string>();

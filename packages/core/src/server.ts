@@ -19,6 +19,7 @@ import { normalizePrefix, paramNames, prefixMatcher, Relation, relate } from './
 import { kConfig, kContext, kHooks } from './symbols.ts';
 import type {
   ErrorHandler,
+  ErrorMiddleware,
   Handler,
   HookName,
   Hooks,
@@ -32,6 +33,7 @@ import type {
   RouteHandler,
   RouteInfo,
 } from './types.ts';
+import { mountAt } from './mount.ts';
 import { loadUws, type Uws } from './uws.ts';
 
 /** TLS settings: each of key, cert, ca and dhParams is a file path or the PEM text itself. */
@@ -63,6 +65,12 @@ export interface ServerOptions {
   exposeErrors?: boolean;
   /** Where errors are logged; `false` for nowhere. Default: `console`. */
   logger?: Logger | false;
+  /**
+   * Parse the Cookie header into `req.cookies` and `req.signedCookies`. With `false`, they are
+   * left for a middleware such as `cookie-parser` to set (undefined until then): cookie-parser
+   * steps aside when `req.cookies` is already set. Default: `true`.
+   */
+  parseCookies?: boolean;
   /**
    * Treat `/users` and `/users/` as different paths. With `false`, every route (but `/` and
    * `/*` ones) is registered natively under both spellings, as `@velox/router` does, so both
@@ -247,11 +255,20 @@ interface ScopedMiddleware {
   fn: Middleware<any, any>;
 }
 
+/** An Express error middleware `(err, req, res, next)` added with `use()`, with its prefix. */
+interface ScopedErrorMiddleware {
+  matches: ((path: string) => boolean) | undefined;
+  fn: ErrorMiddleware<any, any>;
+}
+
 interface Config {
   maxBodyLength: number;
   strict: boolean;
   secrets: string[];
   trust: ((addr: string, hop: number) => boolean) | undefined;
+  /** The trustProxy option as given, for `req.app.get('trust proxy')`. */
+  trustProxy: ServerOptions['trustProxy'] | false;
+  parseCookies: boolean;
   tls: boolean;
   exposeErrors: boolean;
   logger: Logger | undefined;
@@ -303,6 +320,7 @@ export class Server {
   #uwsModule: Uws;
   #app: TemplatedApp;
   #middlewares: ScopedMiddleware[] = [];
+  #errorMiddlewares: ScopedErrorMiddleware[] = [];
   #routes = new Map<string, RouteDefinition>();
   /** The trailing-slash twins core added itself (strict off), to explain a clash with one. */
   #twins = new WeakSet<RouteDefinition>();
@@ -335,6 +353,8 @@ export class Server {
       strict,
       secrets,
       trust: compileTrust(options.trustProxy),
+      trustProxy: options.trustProxy ?? false,
+      parseCookies: options.parseCookies ?? true,
       tls: options.tls !== undefined,
       exposeErrors: options.exposeErrors ?? false,
       logger: options.logger === false ? undefined : (options.logger ?? console),
@@ -375,20 +395,30 @@ export class Server {
 
   /**
    * Adds middleware for every route, or for the routes under a prefix; also mounts routers.
+   * While a prefixed middleware runs, `req.url` and `req.path` are relative to the prefix and
+   * `req.baseUrl` holds it, as in Express. A function of four arguments `(err, req, res, next)`
+   * is an Express error middleware: it runs when an error reaches the error path (after
+   * router-scoped error handlers, before the server's), in the order added.
    * @example
    * ```ts
    * app.use(cors());
    * app.use('/admin', requireAdmin);
    * app.use('/api', apiRouter);
+   * app.use((err, req, res, next) => res.status(err.status ?? 500).json({ error: err.message }));
    * ```
    */
-  use(...args: Array<string | Middleware<any, any> | Mountable>): this {
+  use(...args: [ErrorMiddleware<any, any>] | [string, ErrorMiddleware<any, any>]): this;
+  use(...args: Array<string | Middleware<any, any> | Mountable>): this;
+  use(...args: Array<string | Middleware<any, any> | ErrorMiddleware<any, any> | Mountable>): this {
     if (this.#mounted) throw invalidOption('use() must come before listen(): middleware chains are computed once, at listen');
     let prefix = '';
     if (typeof args[0] === 'string') prefix = normalizePrefix(args.shift() as string);
     if (args.length === 0) throw invalidOption('use() needs at least one middleware or router');
     for (const item of args) {
-      if (typeof item === 'function') this.#middlewares.push({ prefix, fn: item });
+      if (typeof item === 'function' && item.length === 4) {
+        // Express tells error middlewares by their four declared arguments.
+        this.#errorMiddlewares.push({ matches: prefix ? prefixMatcher(prefix) : undefined, fn: item as ErrorMiddleware<any, any> });
+      } else if (typeof item === 'function') this.#middlewares.push({ prefix, fn: item as Middleware<any, any> });
       else if (item && typeof (item as Mountable).mount === 'function') (item as Mountable).mount(this, prefix);
       else throw invalidOption(`use() takes middleware functions or routers, got ${typeof item}`);
     }
@@ -1065,12 +1095,17 @@ export class Server {
     }
     for (const { prefix, fn } of this.#middlewares) {
       const relation = relate(pattern, prefix);
-      if (relation === Relation.Always) chain.push(fn as ChainFn);
-      else if (relation === Relation.Sometimes) {
+      if (relation === Relation.Never) continue;
+      // A prefixed middleware sees req.url relative to its prefix (mount.ts); use(mw) runs as is.
+      const mounted = prefix === '' ? (fn as ChainFn) : mountAt(prefix, fn as ChainFn);
+      if (relation === Relation.Always) chain.push(mounted);
+      else {
         const matches = prefixMatcher(prefix);
-        chain.push((req, res, next) => (matches(req.path) ? fn(req, res, next) : next()));
+        chain.push((req, res, next) => (matches(req.path) ? mounted(req, res, next) : next()));
       }
     }
+    // Where the route's own functions start: next('route') from before here is next() (compose.ts).
+    (chain as ChainFn[] & { routeStart?: number }).routeStart = chain.length;
     chain.push(...own);
     return chain;
   }
@@ -1174,12 +1209,41 @@ export class Server {
         if (!res.finished) res.destroy();
         return;
       }
-      this.#handleError(err, req, res, [...scoped, this.#errorHandler], 0);
+      this.#handleError(err, req, res, this.#errorHandlers(scoped, req), 0);
     };
+  }
+
+  /** Router-scoped handlers, then the error middlewares that apply to the request's path, then the server's. */
+  #errorHandlers(scoped: Array<ErrorHandler<any, any>>, req: Request): Array<ErrorHandler<any, any>> {
+    const list = this.#errorMiddlewares;
+    if (list.length === 0) return [...scoped, this.#errorHandler];
+    const handlers: Array<ErrorHandler<any, any>> = [...scoped];
+    let path: string | undefined;
+    for (const { matches, fn } of list) {
+      if (matches) {
+        path ??= req.originalUrl.split('?')[0]!;
+        if (!matches(path)) continue;
+      }
+      handlers.push(fn as ErrorHandler<any, any>);
+    }
+    handlers.push(this.#errorHandler);
+    return handlers;
   }
 
   #handleError(err: unknown, req: Request, res: Response, handlers: Array<ErrorHandler<any, any>>, i: number): void {
     const handler = handlers[i] ?? defaultErrorHandler;
+    // Error handlers get a `next` too, as Express error middlewares do: next(err) hands an error
+    // to the next handler; next() with nothing means nobody answered, so the not-found handler does.
+    let passed = false;
+    const pass = (passedOn?: unknown) => {
+      if (passed || res.finished || res.aborted) return;
+      passed = true;
+      if (passedOn === undefined || passedOn === null || passedOn === 'route' || passedOn === 'router') {
+        if (res.headersSent) return res.destroy();
+        return this.notFound(req, res);
+      }
+      next(passedOn);
+    };
     const next = (thrown: unknown) => {
       if (res.finished || res.aborted) return this[kConfig].logger?.error(thrown);
       if (res.headersSent) return res.destroy();
@@ -1193,7 +1257,7 @@ export class Server {
       this.#handleError(thrown, req, res, handlers, i + 1);
     };
     try {
-      const result: unknown = handler(err, req, res);
+      const result: unknown = (handler as ErrorMiddleware<any, any>)(err, req, res, pass);
       if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(undefined, next);
     } catch (thrown) {
       next(thrown);

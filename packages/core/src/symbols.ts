@@ -3,3 +3,9 @@ export const kConfig: unique symbol = Symbol('velox.config');
 export const kHooks: unique symbol = Symbol('velox.hooks');
 /** The uWS socket context of a WebSocket upgrade, kept on uWS's response object. */
 export const kContext: unique symbol = Symbol('velox.wsContext');
+/** The request's URL before a middleware or a mount point first rewrote `req.url` (Express's `originalUrl`). */
+export const kOriginalUrl: unique symbol = Symbol('velox.originalUrl');
+/** The part of the path a prefixed middleware is mounted at, while it runs (Express's `baseUrl`). */
+export const kBaseUrl: unique symbol = Symbol('velox.baseUrl');
+/** Set on a response once `writeHead()` committed its status and headers (Node's `headersSent`). */
+export const kCommitted: unique symbol = Symbol('velox.committed');

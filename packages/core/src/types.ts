@@ -22,8 +22,11 @@ export type Handler<Req = Request, Res = Response> = (
 ) => unknown;
 
 /**
- * Calls the next middleware; `next(err)` skips to the error handler instead.
- * Calling it twice from one middleware is an error.
+ * Calls the next middleware; `next(err)` skips to the error handler instead. `next('route')`
+ * skips the rest of the route's own functions (to the not-found handler, as no other route
+ * matches a flattened route), and is `next()` from a middleware added with `use()`;
+ * `next('router')` leaves the route for the not-found handler. Calling it twice from one
+ * middleware is an error, unless the second call carries an error (connect-timeout's way).
  *
  * @example
  * ```ts
@@ -67,6 +70,22 @@ export type ErrorHandler<Req = Request, Res = Response> = (
   req: Req,
   res: Res,
 ) => unknown;
+
+/**
+ * An Express-style error middleware, told apart by its four arguments and added with `use()`.
+ * It runs when an error reaches the error path: answer, or `next(err)` to hand an error on
+ * (`next()` with nothing hands the request to the not-found handler).
+ *
+ * @example
+ * ```ts
+ * const onError: ErrorMiddleware = (err, req, res, next) => {
+ *   if (err.code !== 'EBADCSRFTOKEN') return next(err);
+ *   res.status(403).send('Form tampered with');
+ * };
+ * app.use(onError);
+ * ```
+ */
+export type ErrorMiddleware<Req = Request, Res = Response> = (err: any, req: Req, res: Res, next: Next) => unknown;
 
 /**
  * Extends a server at boot time: adds routes, middlewares, hooks. May be async; `listen()` waits for it.

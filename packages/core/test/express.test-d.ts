@@ -1,0 +1,45 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { describe, expectTypeOf, it } from 'vitest';
+import type { ErrorMiddleware, ExpressApp, NodeSocket, Request, Response, Server } from '../src/index.ts';
+
+const app = null as unknown as Server;
+
+describe('the Node/Express surface, as typed', () => {
+  it('types the request members middlewares read', () => {
+    app.post('/x', (req, res) => {
+      expectTypeOf(req.body).toEqualTypeOf<unknown>();
+      expectTypeOf(req.originalUrl).toEqualTypeOf<string>();
+      expectTypeOf(req.baseUrl).toEqualTypeOf<string>();
+      expectTypeOf(req.socket).toEqualTypeOf<NodeSocket>();
+      expectTypeOf(req.socket.remoteAddress).toEqualTypeOf<string>();
+      expectTypeOf(req.app).toEqualTypeOf<ExpressApp>();
+      expectTypeOf(req.app.get('trust proxy')).toEqualTypeOf<unknown>();
+      expectTypeOf(req.is('json')).toEqualTypeOf<string | false | null>();
+      expectTypeOf(req.accepts('html', 'json')).toEqualTypeOf<string | false | string[]>();
+      expectTypeOf(req.fresh).toEqualTypeOf<boolean>();
+      expectTypeOf(req.on('data', () => {})).toEqualTypeOf<typeof req>();
+      expectTypeOf(res.vary('Accept')).toEqualTypeOf<Response>();
+      expectTypeOf(res.headersSent).toEqualTypeOf<boolean>();
+      res.send('ok');
+    });
+  });
+
+  it('takes Express error middlewares with four arguments in use()', () => {
+    app.use((err, req, res, next) => {
+      expectTypeOf(next).parameter(0).toEqualTypeOf<unknown>();
+      res.status(500).send(String(err));
+    });
+    const typed: ErrorMiddleware = (err, req, res, next) => {
+      expectTypeOf(req).toEqualTypeOf<Request>();
+      next(err);
+    };
+    app.use('/api', typed);
+  });
+
+  it('lets a Response be the destination of pipe() and pipeline()', () => {
+    const res = null as unknown as Response;
+    Readable.from(['a']).pipe(res);
+    void pipeline(Readable.from(['a']), res);
+  });
+});

@@ -1,0 +1,111 @@
+import { createReadStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { sendFile } from '@velox/static';
+import compression from 'compression';
+import { describe, expect, it } from 'vitest';
+import { server, start, tempDir } from './helpers.ts';
+
+const BIG = 'velox '.repeat(1000); // 6,000 bytes: over compression's 1 KB threshold
+
+/** GETs with Accept-Encoding: gzip and no automatic decompression (fetch would undo it). */
+function get(url: string, headers: Record<string, string> = { 'accept-encoding': 'gzip' }) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('compression', () => {
+  it('gzips every way of sending: send, json, write/end, a piped stream, res.stream and sendFile', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'big.txt');
+    await writeFile(file, BIG);
+    const app = server();
+    app.use(compression());
+    app.get('/send', (req, res) => res.send(BIG));
+    app.get('/json', (req, res) => res.json({ text: BIG }));
+    app.get('/write', (req, res) => {
+      res.type('text');
+      res.write(BIG.slice(0, 3000));
+      res.end(BIG.slice(3000));
+    });
+    app.get('/pipe', (req, res) => {
+      res.type('text');
+      createReadStream(file).pipe(res);
+    });
+    app.get('/stream', (req, res) => res.type('text').stream(createReadStream(file), { size: BIG.length }));
+    // @velox/static's sendFile (res.sendFile's counterpart), and a download with res.attachment().
+    app.get('/file', (req, res) => sendFile(req, res, file));
+    app.get('/download', (req, res) => sendFile(req, res.attachment('big.txt'), file));
+    const url = await start(app);
+    for (const [path, expected] of [
+      ['/send', BIG],
+      ['/json', JSON.stringify({ text: BIG })],
+      ['/write', BIG],
+      ['/pipe', BIG],
+      ['/stream', BIG],
+      ['/file', BIG],
+      ['/download', BIG],
+    ] as const) {
+      const r = await get(`${url}${path}`);
+      expect(r.status, path).toBe(200);
+      expect(r.headers['content-encoding'], path).toBe('gzip');
+      expect(r.headers.vary, path).toBe('Accept-Encoding');
+      expect(r.headers['content-length'], path).toBeUndefined();
+      expect(r.body.length, path).toBeLessThan(expected.length / 10);
+      expect(gunzipSync(r.body).toString(), path).toBe(expected);
+    }
+    expect((await get(`${url}/download`)).headers['content-disposition']).toBe('attachment; filename=big.txt');
+  });
+
+  it('passes small bodies, clients that do not accept gzip and Cache-Control: no-transform through as they are', async () => {
+    const app = server();
+    app.use(compression());
+    app.get('/small', (req, res) => res.json({ ok: true }));
+    app.get('/big', (req, res) => res.send(BIG));
+    app.get('/no-transform', (req, res) => res.set('cache-control', 'no-transform').send(BIG));
+    const url = await start(app);
+    const small = await get(`${url}/small`);
+    expect([small.headers['content-encoding'], small.headers['content-length'], small.body.toString()]).toEqual([undefined, '11', '{"ok":true}']);
+    const identity = await get(`${url}/big`, { 'accept-encoding': 'identity' });
+    expect([identity.headers['content-encoding'], identity.body.toString()]).toEqual([undefined, BIG]);
+    const noTransform = await get(`${url}/no-transform`);
+    expect([noTransform.headers['content-encoding'], noTransform.body.length]).toEqual([undefined, BIG.length]);
+  });
+
+  it('honours threshold and filter options', async () => {
+    const app = server();
+    app.use(compression({ threshold: 0, filter: (req) => req.headers['x-no-compression'] === undefined }));
+    app.get('/', (req, res) => res.send('tiny'));
+    const url = await start(app);
+    const tiny = await get(url);
+    expect([tiny.headers['content-encoding'], gunzipSync(tiny.body).toString()]).toEqual(['gzip', 'tiny']);
+    const filtered = await get(url, { 'accept-encoding': 'gzip', 'x-no-compression': '1' });
+    expect([filtered.headers['content-encoding'], filtered.body.toString()]).toEqual([undefined, 'tiny']);
+  });
+
+  it('answers HEAD without a body', async () => {
+    const app = server();
+    app.use(compression());
+    app.get('/', (req, res) => res.send(BIG));
+    const url = await start(app);
+    const head = await new Promise<{ status: number; length: number }>((resolve, reject) => {
+      request(url, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } }, (res) => {
+        let length = 0;
+        res.on('data', (c: Buffer) => (length += c.length));
+        res.on('end', () => resolve({ status: res.statusCode!, length }));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(head).toEqual({ status: 200, length: 0 });
+  });
+});
