@@ -81,7 +81,7 @@ describe('pnpm start', () => {
     const below = descendants(pnpm.pid!);
     leftovers.push(...below);
     expect(below.length).toBeGreaterThan(0);
-    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('Hi');
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toContain('<title>Velox chat</title>');
 
     process.kill(pnpm.pid!, signal);
     expect(await exited).toBe(0);
