@@ -77,6 +77,9 @@ describe('redisPubSub across processes', () => {
     // app.publish in B reaches A's sockets too, the sender included (it is not a socket's publish).
     const res = await fetch(`http://127.0.0.1:${b.port}/publish/room`, { method: 'POST', body: 'from B' });
     expect(await res.json()).toEqual({ reached: 1 });
+    // Order is per publisher: B's message crosses Redis to A's sockets, A's next one is local at
+    // once, so A publishes only once B's has landed everywhere.
+    await until(() => sender.inbox.length === 1 && peerA.inbox.length === 101 && peerB.inbox.length === 101, 'the publish of B');
     await fetch(`http://127.0.0.1:${a.port}/publish/room`, {
       method: 'POST',
       body: new Uint8Array([1, 2]),
