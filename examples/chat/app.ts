@@ -88,7 +88,8 @@ export default async function createChat(options: ChatOptions = {}): Promise<Ser
 
   const app = new Server({ trustProxy: 'loopback' });
 
-  // One Redis connection for the session store and the history; pub/sub takes a second one.
+  // One Redis connection for the session store, the history and WebSocket publishes (redisPubSub
+  // subscribes on a duplicate of it).
   let redis: RedisConnection | undefined;
   let messages: MessageStore = new MemoryMessages();
   if (redisUrl) {
@@ -96,7 +97,7 @@ export default async function createChat(options: ChatOptions = {}): Promise<Ser
     await app.register((server) => connection.attach(server));
     messages = new RedisMessages(connection, prefix);
     redis = connection;
-    await app.register(redisPubSub, { url: redisUrl, prefix: `${prefix}ws:` });
+    await app.register(redisPubSub, { connection, prefix: `${prefix}ws:` });
   }
   await app.register(session, {
     secret,
