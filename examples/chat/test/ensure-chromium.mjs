@@ -8,7 +8,7 @@ if (!existsSync(CHROMIUM)) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const apt = (...args) => spawnSync('apt-get', args, { stdio: 'inherit', env }).status === 0;
   console.log('chromium is missing: installing it with apt-get');
-  if (!apt('install', '-y', '--no-install-recommends', 'chromium') && !(apt('update') && apt('install', '-y', '--no-install-recommends', 'chromium'))) {
+  if (!apt('install', '-y', 'chromium') && !(apt('update') && apt('install', '-y', 'chromium'))) {
     console.error('could not install chromium with apt-get (the browser tests need /usr/bin/chromium)');
     process.exit(1);
   }
