@@ -3,12 +3,13 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { start } from '@velox/test-utils';
 import cors from 'cors';
 import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Middleware } from '../src/index.ts';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('Express middlewares', () => {
   it('runs cors unmodified, including preflight on a path with no OPTIONS route', async () => {

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@velox/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, type ListenInfo, type Server } from '../src/index.ts';
 import { server } from './helpers.ts';
@@ -17,15 +18,6 @@ async function netHolder(): Promise<number> {
   netServers.push(holder);
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   return (holder.address() as { port: number }).port;
-}
-
-/** A port that was free a moment ago (a shared port must be a fixed one: port 0 is never shared). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((r) => probe.close(r));
-  return port;
 }
 
 /** Asks on a new connection each time which server answers `/`. */

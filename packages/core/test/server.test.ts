@@ -4,9 +4,10 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { raw, sleep, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type Plugin, Server, VeloxError } from '../src/index.ts';
-import { raw, server, sleep, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('Server routes', () => {
   it('answers each method on its own route', async () => {
