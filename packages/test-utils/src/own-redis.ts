@@ -16,8 +16,6 @@ export interface OwnRedis {
   /** `redis://127.0.0.1:<port>`. */
   url: string;
   port: number;
-  /** Its PID while it runs, undefined while stopped. */
-  pid(): number | undefined;
   /** Sends `signal` (default SIGKILL) to its PID and resolves once it has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port; resolves once it answers PING. */
@@ -70,5 +68,5 @@ export async function ownRedis(): Promise<OwnRedis> {
     await rm(dir, { recursive: true, force: true });
   });
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, pid: () => child?.pid, stop, start };
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
 }
