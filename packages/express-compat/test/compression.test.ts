@@ -4,9 +4,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { sendFile } from '@velox/static';
+import { listen, tempDir } from '@velox/test-utils';
 import compression from 'compression';
 import { describe, expect, it } from 'vitest';
-import { server, start, tempDir } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const BIG = 'velox '.repeat(1000); // 6,000 bytes: over compression's 1 KB threshold
 
@@ -45,7 +46,7 @@ describe('compression', () => {
     // @velox/static's sendFile (res.sendFile's counterpart), and a download with res.attachment().
     app.get('/file', (req, res) => sendFile(req, res, file));
     app.get('/download', (req, res) => sendFile(req, res.attachment('big.txt'), file));
-    const url = await start(app);
+    const url = await listen(app);
     for (const [path, expected] of [
       ['/send', BIG],
       ['/json', JSON.stringify({ text: BIG })],
@@ -72,7 +73,7 @@ describe('compression', () => {
     app.get('/small', (req, res) => res.json({ ok: true }));
     app.get('/big', (req, res) => res.send(BIG));
     app.get('/no-transform', (req, res) => res.set('cache-control', 'no-transform').send(BIG));
-    const url = await start(app);
+    const url = await listen(app);
     const small = await get(`${url}/small`);
     expect([small.headers['content-encoding'], small.headers['content-length'], small.body.toString()]).toEqual([undefined, '11', '{"ok":true}']);
     const identity = await get(`${url}/big`, { 'accept-encoding': 'identity' });
@@ -85,7 +86,7 @@ describe('compression', () => {
     const app = server();
     app.use(compression({ threshold: 0, filter: (req) => req.headers['x-no-compression'] === undefined }));
     app.get('/', (req, res) => res.send('tiny'));
-    const url = await start(app);
+    const url = await listen(app);
     const tiny = await get(url);
     expect([tiny.headers['content-encoding'], gunzipSync(tiny.body).toString()]).toEqual(['gzip', 'tiny']);
     const filtered = await get(url, { 'accept-encoding': 'gzip', 'x-no-compression': '1' });
@@ -96,7 +97,7 @@ describe('compression', () => {
     const app = server();
     app.use(compression());
     app.get('/', (req, res) => res.send(BIG));
-    const url = await start(app);
+    const url = await listen(app);
     const head = await new Promise<{ status: number; length: number }>((resolve, reject) => {
       request(url, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } }, (res) => {
         let length = 0;
