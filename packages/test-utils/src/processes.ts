@@ -72,18 +72,16 @@ export function spawnProcess(command: string, args: string[], options: SpawnOpti
     both += d;
     notify();
   });
+  let done = false;
   const exited = new Promise<Exit>((resolve) => {
     proc.once('exit', (code, signal) => {
       // Let the pipes drain so the last lines are read.
       setTimeout(() => {
+        done = true;
         resolve({ code, signal });
         notify();
       }, 50);
     });
-  });
-  let done = false;
-  exited.then(() => {
-    done = true;
   });
   const waitFor = (pattern: RegExp, ms = 15_000) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
@@ -105,7 +103,7 @@ export function spawnProcess(command: string, args: string[], options: SpawnOpti
   return { proc, pid: proc.pid!, stdout: () => out, stderr: () => err, output: () => both, waitFor, exited };
 }
 
-/** A TypeScript program for `run()`: a file (URL, absolute path, or relative to the current directory), or an ES module's source. */
+/** What `run()` starts: a file, TypeScript or JavaScript (a URL, an absolute path, or one relative to the current directory), or `{ script }`, an ES module's source in JavaScript (what it imports may be TypeScript). */
 export type Program = string | URL | { script: string };
 
 /** Options of `run()` and `runServer()`. */
