@@ -1,13 +1,13 @@
 /**
- * docs/production.md quotes every file of docs/examples/production/ as it is, and the TypeScript
- * examples run: each is started in a process of its own on a free port, asked what the guide says
- * it answers, and stopped with SIGTERM. (`pnpm --filter @velox/cluster typecheck` type-checks
- * them.) The config files for systemd, pm2, Docker and nginx cannot run here; they are checked
- * against the guide's text, and pm2's is loaded.
+ * The TypeScript examples of docs/production.md (docs/examples/production/) run: each is started
+ * in a process of its own on a free port, asked what the guide says it answers, and stopped with
+ * SIGTERM. (`pnpm --filter @velox/cluster typecheck` type-checks them; that the guide quotes each
+ * file as it is, the config files for systemd, pm2, Docker and nginx included, is checked by
+ * scripts/docs-examples.mjs.) pm2's config is loaded.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:https';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -18,16 +18,6 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 
 const dir = fileURLToPath(new URL('../../../docs/examples/production/', import.meta.url));
-const guide = fileURLToPath(new URL('../../../docs/production.md', import.meta.url));
-
-/** The guide's fenced code blocks, each with the example file its marker names (if any). */
-async function blocks(): Promise<Array<{ file: string | undefined; code: string }>> {
-  const text = await readFile(guide, 'utf8');
-  const out: Array<{ file: string | undefined; code: string }> = [];
-  const fence = /(?:<!-- example: ([^\s]+) -->\n)?```[a-z]*\n([\s\S]*?)```/g;
-  for (let m = fence.exec(text); m; m = fence.exec(text)) out.push({ file: m[1], code: m[2]! });
-  return out;
-}
 
 /** Runs an example with node and the tsx loader, from its folder (tsx reads the folder's tsconfig paths). */
 function runExample(file: string, env: Record<string, string>) {
