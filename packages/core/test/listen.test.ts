@@ -1,8 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server as NetServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@velox/test-utils';
+import { freePort, tempDir } from '@velox/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, type ListenInfo, type Server } from '../src/index.ts';
 import { server } from './helpers.ts';
@@ -170,15 +169,7 @@ describe('listen() arguments', () => {
 });
 
 describe('listen() on a Unix socket path', () => {
-  const dirs: string[] = [];
-  afterEach(async () => {
-    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-  });
-  const dir = async () => {
-    const d = await mkdtemp(join(tmpdir(), 'velox-listen-'));
-    dirs.push(d);
-    return d;
-  };
+  const dir = () => tempDir('velox-listen-');
 
   it('rejects a path another server accepts on, instead of taking it over', async () => {
     const path = join(await dir(), 'app.sock');
