@@ -6,25 +6,25 @@
  */
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import type { Mountable, Request, Response, Server } from '@velox/core';
-import { ByteLru, type Cached } from './cache.ts';
-import { acceptedCodings, type Coding, compress } from './compress.ts';
-import { Directory, type DotfilesPolicy, type FileRecord, hasDotSegment, type SymlinkPolicy } from './directory.ts';
-import { invalidOption, StaticErrorCodes, staticError } from './errors.ts';
-import { contentTypeOf, isCompressible } from './mime.ts';
-import { readSettled } from './read.ts';
+import type { Mountable, Request, Response, Server, SetHeaders } from '@velox/core';
 import {
   cacheControlOf,
   diskData,
   type FileData,
+  fileType,
+  hasDotSegment,
   type Negotiable,
   type Representation,
+  readSettled,
   representation,
   type SendConfig,
-  type SetHeaders,
   send,
   strongEtag,
-} from './send.ts';
+} from '@velox/core/internal';
+import { ByteLru, type Cached } from './cache.ts';
+import { acceptedCodings, type Coding, compress, isCompressible } from './compress.ts';
+import { Directory, type DotfilesPolicy, type FileRecord, type SymlinkPolicy } from './directory.ts';
+import { fileErrors, invalidOption, StaticErrorCodes, staticError } from './errors.ts';
 
 /** Options of {@link serveStatic}. */
 export interface ServeStaticOptions {
@@ -146,7 +146,7 @@ class Entry implements Negotiable {
   constructor(owner: StaticFiles, record: FileRecord) {
     this.#owner = owner;
     this.record = record;
-    this.type = contentTypeOf(record.rel);
+    this.type = fileType(record.rel);
     const size = record.stats.size;
     this.cachable = size <= owner.maxFileSize;
     this.compressible = owner.compressThreshold >= 0 && this.cachable && size > owner.compressThreshold && isCompressible(this.type);
@@ -253,6 +253,7 @@ class StaticFiles implements ServeStatic {
       vary: this.precompressed || this.compressThreshold >= 0,
       setHeaders: options.setHeaders,
       settleTime: o.settleTime,
+      errors: fileErrors,
     };
     const index = options.index ?? 'index.html';
     this.#indexNames = index === false ? [] : ([] as string[]).concat(index);
@@ -336,7 +337,7 @@ class StaticFiles implements ServeStatic {
   }
 
   async #read(entry: Entry): Promise<void> {
-    const read = await readSettled(entry.record.path, this.#config.settleTime, this.maxFileSize);
+    const read = await readSettled(entry.record.path, this.#config.settleTime, this.maxFileSize, fileErrors);
     if (read === undefined) {
       // It grew past maxFileSize: stream it (the watcher's event will describe it anew).
       entry.cachable = false;
