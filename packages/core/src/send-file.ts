@@ -341,7 +341,7 @@ function sendRanges(req: Request, res: Response, rep: Representation, header: st
   const data = rep.data;
   const parsed = parseRange(header, data.size);
   if (config.setHeaders && stats) config.setHeaders(res, data.path, stats);
-  if (parsed === 'ignore' || (parsed.length > 1 && data.body === undefined)) {
+  if (parsed === 'ignore' || (parsed !== 'unsatisfiable' && parsed.length > 1 && data.body === undefined)) {
     // Several ranges of a file on disk: the whole file, once (RFC 9110 allows ignoring Range).
     if (data.chunk !== undefined) {
       res.sendPrepared(head200(rep, config), data.chunk);
