@@ -496,3 +496,33 @@ describe('res.download', () => {
     expect(codes).toEqual([ErrorCodes.INVALID_OPTION, ErrorCodes.INVALID_OPTION]);
   });
 });
+
+describe('@velox/core/internal sendFile', () => {
+  it("raises the caller's own codes, so a package sharing this code keeps its prefix", async () => {
+    const { sendFile } = await import('@velox/core/internal');
+    const codes = {
+      notFound: 'APP_NOT_FOUND',
+      forbidden: 'APP_FORBIDDEN',
+      preconditionFailed: 'APP_PRECONDITION',
+      rangeNotSatisfiable: 'APP_RANGE',
+      busy: 'APP_BUSY',
+      invalidOption: 'APP_INVALID',
+    };
+    const dir = await tree({ 'a.txt': 'abc', '.env': 'X=1' });
+    const app = server();
+    app.get('/f/:name', (req, res) => sendFile(req, res, req.params.name, { root: dir, dotfiles: 'deny' }, codes));
+    app.get('/relative', (req, res) => sendFile(req, res, 'a.txt', undefined, codes));
+    app.setErrorHandler((err, req, res) => res.status((err as VeloxError).status).json({ code: (err as VeloxError).code }));
+    const { url } = await start(app);
+    const code = async (path: string, headers: Record<string, string> = {}) => {
+      const r = await get(`${url}${path}`, headers);
+      return [r.status, JSON.parse(r.text).code];
+    };
+    expect(await code('/f/missing.txt')).toEqual([404, 'APP_NOT_FOUND']);
+    expect(await code('/f/.env')).toEqual([403, 'APP_FORBIDDEN']);
+    expect(await code('/f/a.txt', { 'if-match': '"x"' })).toEqual([412, 'APP_PRECONDITION']);
+    expect(await code('/f/a.txt', { range: 'bytes=10-' })).toEqual([416, 'APP_RANGE']);
+    expect(await code('/relative')).toEqual([500, 'APP_INVALID']);
+    expect((await get(`${url}/f/a.txt`)).text).toBe('abc');
+  });
+});
