@@ -405,9 +405,11 @@ async function streamFile(
       end = stats.size - 1;
     }
     applyHeaders(res, status, headers);
-    const length = end - start + 1;
-    if (req.method === 'HEAD' || length <= 0) {
-      res.setHeader('content-length', String(Math.max(0, length)));
+    const length = Math.max(0, end - start + 1);
+    // Set as Express's send sets it: a middleware that replaced write (compression's threshold, a
+    // logger) reads it. uWS writes the framing itself, so it never goes out twice.
+    res.setHeader('content-length', String(length));
+    if (req.method === 'HEAD' || length === 0) {
       res.end();
       return;
     }
