@@ -24,7 +24,7 @@ function get(url: string, headers: Record<string, string> = { 'accept-encoding':
 }
 
 describe('compression', () => {
-  it('gzips every way of sending: send, json, write/end, a piped stream, res.stream and sendFile', async () => {
+  it('gzips every way of sending: send, json, write/end, a piped stream, res.stream, res.sendFile, res.download and static sendFile', async () => {
     const dir = await tempDir();
     const file = join(dir, 'big.txt');
     await writeFile(file, BIG);
@@ -42,9 +42,10 @@ describe('compression', () => {
       createReadStream(file).pipe(res);
     });
     app.get('/stream', (req, res) => res.type('text').stream(createReadStream(file), { size: BIG.length }));
-    // @velox/static's sendFile (res.sendFile's counterpart), and a download with res.attachment().
-    app.get('/file', (req, res) => sendFile(req, res, file));
-    app.get('/download', (req, res) => sendFile(req, res.attachment('big.txt'), file));
+    // Express's res.sendFile and res.download, and @velox/static's sendFile (the same code in core).
+    app.get('/file', (req, res) => res.sendFile(file));
+    app.get('/download', (req, res) => res.download(file, 'report.txt'));
+    app.get('/static-file', (req, res) => sendFile(req, res.attachment('big.txt'), file));
     const url = await start(app);
     for (const [path, expected] of [
       ['/send', BIG],
@@ -54,6 +55,7 @@ describe('compression', () => {
       ['/stream', BIG],
       ['/file', BIG],
       ['/download', BIG],
+      ['/static-file', BIG],
     ] as const) {
       const r = await get(`${url}${path}`);
       expect(r.status, path).toBe(200);
@@ -63,7 +65,40 @@ describe('compression', () => {
       expect(r.body.length, path).toBeLessThan(expected.length / 10);
       expect(gunzipSync(r.body).toString(), path).toBe(expected);
     }
-    expect((await get(`${url}/download`)).headers['content-disposition']).toBe('attachment; filename=big.txt');
+    const download = await get(`${url}/download`);
+    expect([download.headers['content-disposition'], download.headers['content-type']]).toEqual(['attachment; filename=report.txt', 'text/plain; charset=utf-8']);
+    expect(download.headers.etag).toMatch(/^W\//);
+    expect((await get(`${url}/static-file`)).headers['content-disposition']).toBe('attachment; filename=big.txt');
+  });
+
+  it('leaves res.sendFile answers alone where compressing would be wrong: a 206 range, a 304, a HEAD', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'big.txt');
+    await writeFile(file, BIG);
+    const app = server();
+    app.use(compression());
+    app.get('/file', (req, res) => res.sendFile(file));
+    const url = await start(app);
+    const part = await get(`${url}/file`, { 'accept-encoding': 'gzip', range: 'bytes=0-4' });
+    expect([part.status, part.headers['content-encoding'], part.headers['content-range'], part.body.toString()]).toEqual([
+      206,
+      undefined,
+      `bytes 0-4/${BIG.length}`,
+      'velox',
+    ]);
+    const etag = (await get(`${url}/file`)).headers.etag as string;
+    const fresh = await get(`${url}/file`, { 'accept-encoding': 'gzip', 'if-none-match': etag });
+    expect([fresh.status, fresh.body.length]).toEqual([304, 0]);
+    const head = await new Promise<{ status: number; length: string | undefined; encoding: string | undefined; body: number }>((resolve, reject) => {
+      request(`${url}/file`, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } }, (res) => {
+        let body = 0;
+        res.on('data', (c: Buffer) => (body += c.length));
+        res.on('end', () => resolve({ status: res.statusCode!, length: res.headers['content-length'], encoding: res.headers['content-encoding'], body }));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(head).toEqual({ status: 200, length: String(BIG.length), encoding: undefined, body: 0 });
   });
 
   it('passes small bodies, clients that do not accept gzip and Cache-Control: no-transform through as they are', async () => {
