@@ -16,9 +16,10 @@ export {
   weakEtag,
   hasDotSegment,
   MAX_RANGES,
+  FileData,
 } from './send-file.ts';
 export { coreFileErrors, fileError, fileFailure, openSettled, readSettled, sameVersion } from './file-read.ts';
 export { fileType } from './express-libs.ts';
 
-export type { FileData, Representation, Negotiable, SendConfig, ParsedRange, SendFileOptions, SetHeaders } from './send-file.ts';
+export type { Representation, Negotiable, SendConfig, ParsedRange, SendFileOptions, SetHeaders } from './send-file.ts';
 export type { FileErrorCodes, FileFailure, OpenFile, ReadFile } from './file-read.ts';

@@ -77,8 +77,8 @@ export interface SendFileOptions {
   setHeaders?: SetHeaders;
 }
 
-/** The bytes of one version of a file (or of a compressed form of it). */
-export interface FileData {
+/** The bytes of one version of a file (or of a compressed form of it): in memory, or on disk to stream. */
+export class FileData {
   /** Path to stream from when `body` is not in memory (empty for bytes that exist only in memory). */
   readonly path: string;
   readonly size: number;
@@ -91,6 +91,17 @@ export interface FileData {
   body: Buffer | undefined;
   /** The same bytes as an ArrayBuffer of their own (uWS reads one with a single call into V8). */
   chunk: ArrayBuffer | undefined;
+
+  /** Bytes in memory when `body` is given (it must span its ArrayBuffer exactly), else `size` bytes on disk at `path`. */
+  constructor(path: string, size: number, mtimeMs: number, etag: string, body?: Buffer) {
+    this.path = path;
+    this.size = body === undefined ? size : body.length;
+    this.mtimeMs = mtimeMs;
+    this.etag = etag;
+    this.lastModified = new Date(mtimeMs).toUTCString();
+    this.body = body;
+    this.chunk = body === undefined ? undefined : (body.buffer as ArrayBuffer);
+  }
 }
 
 /** A file as sent: its bytes, how they are labelled, and its response heads built on first use. */
@@ -146,15 +157,7 @@ export function weakEtag(size: number, mtimeMs: number): string {
 
 /** FileData for bytes on disk, not read yet (weak ETag). */
 export function diskData(path: string, stats: Stats): FileData {
-  return {
-    path,
-    size: stats.size,
-    mtimeMs: stats.mtimeMs,
-    etag: weakEtag(stats.size, stats.mtimeMs),
-    lastModified: new Date(stats.mtimeMs).toUTCString(),
-    body: undefined,
-    chunk: undefined,
-  };
+  return new FileData(path, stats.size, stats.mtimeMs, weakEtag(stats.size, stats.mtimeMs));
 }
 
 /** A representation of `data` with a content type and coding. */
