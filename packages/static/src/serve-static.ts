@@ -10,7 +10,7 @@ import type { Mountable, Request, Response, Server, SetHeaders } from '@velox/co
 import {
   cacheControlOf,
   diskData,
-  type FileData,
+  FileData,
   fileType,
   hasDotSegment,
   type Negotiable,
@@ -89,27 +89,14 @@ const enum Kind {
 }
 
 /** Bytes in memory, in the LRU list. */
-class CachedData implements FileData, Cached {
-  readonly path: string;
-  readonly size: number;
-  readonly mtimeMs: number;
-  etag: string;
-  readonly lastModified: string;
-  body: Buffer | undefined;
-  chunk: ArrayBuffer | undefined;
+class CachedData extends FileData implements Cached {
   bytes: number;
   lruPrev: Cached | null = null;
   lruNext: Cached | null = null;
   inLru = false;
 
   constructor(path: string, body: Buffer, mtimeMs: number, etag: string) {
-    this.path = path;
-    this.size = body.length;
-    this.mtimeMs = mtimeMs;
-    this.etag = etag;
-    this.lastModified = new Date(mtimeMs).toUTCString();
-    this.body = body;
-    this.chunk = body.buffer as ArrayBuffer;
+    super(path, body.length, mtimeMs, etag, body);
     this.bytes = body.length;
   }
 
@@ -218,7 +205,7 @@ class Entry implements Negotiable {
 }
 
 /** Placeholder data for a compressed form being made (never sent: its chunk is undefined). */
-const EMPTY: FileData = { path: '', size: 0, mtimeMs: 0, etag: '', lastModified: '', body: undefined, chunk: undefined };
+const EMPTY = new FileData('', 0, 0, '');
 
 /** The mounted directory. */
 class StaticFiles implements ServeStatic {
