@@ -520,7 +520,15 @@ async function sendTarget(req: Request, res: Response, target: FileTarget): Prom
   const stats = await stat(real).catch((err) => Promise.reject(fileError(err, codes)));
   if (!stats.isFile()) throw fileFailure(codes, 'notFound');
   if (res.aborted) return;
-  await send(req, res, representation(diskData(real, stats), fileType(full)), undefined, config, stats);
+  const rep = representation(diskData(real, stats), fileType(full));
+  const status = res.statusCode;
+  if (status !== 200) {
+    // `res.status(404).sendFile('404.html')`, as in Express: the whole file with the status set,
+    // as the answer to this request rather than a representation to revalidate or cut in ranges.
+    config.setHeaders?.(res, real, stats);
+    return streamFile(req, res, rep, config, 0, stats.size - 1, status);
+  }
+  await send(req, res, rep, undefined, config, stats);
 }
 
 /**

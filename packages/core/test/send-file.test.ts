@@ -246,6 +246,17 @@ describe('res.sendFile', () => {
     expect([set.headers.get('x-size'), set.headers.get('x-name')]).toEqual([String(REPORT.length), 'report.txt']);
   });
 
+  it('keeps a status set before (a 404 page): the whole file, with no 304 or 206 for it', async () => {
+    const { url } = await setup((app, dir) => {
+      app.get('/not-found', (req, res) => res.status(404).sendFile(join(dir, 'page.html')));
+    });
+    const page = await get(`${url}/not-found`);
+    expect([page.status, page.text, page.headers.get('content-type')]).toEqual([404, '<p>hi</p>', 'text/html; charset=utf-8']);
+    const etag = page.headers.get('etag')!;
+    const revalidated = await get(`${url}/not-found`, { 'if-none-match': etag, range: 'bytes=0-1' });
+    expect([revalidated.status, revalidated.text]).toEqual([404, '<p>hi</p>']);
+  });
+
   it('throws VELOX_ERR_INVALID_OPTION at once for a relative path without root, an empty path or a bad option', async () => {
     const thrown: Array<[string, unknown]> = [];
     const { url } = await setup((app, dir) => {
