@@ -1,5 +1,7 @@
 // The vitest settings every package shares: tests in test/, type tests in *.test-d.ts, real
-// sockets (so generous timeouts), one fork per file.
+// sockets (so generous timeouts), one fork per file, and the shared Redis at 127.0.0.1:6379
+// started when it is down (scripts/ensure-redis.mjs).
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,5 +11,6 @@ export default defineConfig({
     testTimeout: 15_000,
     hookTimeout: 15_000,
     pool: 'forks',
+    globalSetup: [fileURLToPath(new URL('./scripts/ensure-redis.mjs', import.meta.url))],
   },
 });

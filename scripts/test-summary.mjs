@@ -2,8 +2,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Every directory whose tests report here: the packages, and the guides' examples. */
-const dirs = [...readdirSync('packages').map((dir) => join('packages', dir)), join('docs', 'examples')];
+/** Every directory whose tests report here: the packages, the guides' examples, and examples/ (the chat in a browser). */
+const dirs = [...readdirSync('packages').map((dir) => join('packages', dir)), join('docs', 'examples'), 'examples'];
 
 if (process.argv.includes('--clean')) {
   // Before a run: drop old reports so a package that runs no test cannot look green.

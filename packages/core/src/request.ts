@@ -61,6 +61,16 @@ const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
  * The incoming HTTP request, handed to every middleware and handler.
  * Add your own typed properties through module augmentation.
  *
+ * The type parameters are what a route knows about its parameters and query string: route
+ * methods infer `Params` from the pattern, and a typed middleware (`validate()`) may replace
+ * either with its schema's output. A route's `req` stays a `Request`, so it can be passed to any
+ * function that takes one, as long as its params and query fit that function's (plain strings
+ * fit `Request`). A function that takes a request whatever its params and query are (numbers
+ * from a schema, say) is best typed `Request<unknown, unknown>`.
+ *
+ * @typeParam Params - the type of `req.params`.
+ * @typeParam Q - the type of `req.query`.
+ *
  * @example
  * ```ts
  * app.post('/users/:id', async (req, res) => {
@@ -73,7 +83,7 @@ const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
  * }
  * ```
  */
-export class Request<Params = Record<string, string>> {
+export class Request<Params = Record<string, string>, Q = Query> {
   /** The server that received this request. */
   readonly server: Server;
   /** The response paired with this request. */
@@ -151,14 +161,14 @@ export class Request<Params = Record<string, string>> {
     return (this.#rawQuery ??= this.#live().getQuery() ?? '');
   }
 
-  /** The parsed query string. */
-  get query(): Query {
-    if (this.#query) return this.#query;
+  /** The parsed query string (or what a typed middleware such as `validate()` replaced it with). */
+  get query(): Q {
+    if (this.#query) return this.#query as Q;
     const raw = this.rawQuery;
-    return (this.#query = raw ? parseQuery(raw) : new Bag<string>());
+    return (this.#query = raw ? parseQuery(raw) : new Bag<string>()) as Q;
   }
-  set query(value: Query) {
-    this.#query = value;
+  set query(value: Q) {
+    this.#query = value as Query;
   }
 
   /** All headers, lower-case names. */

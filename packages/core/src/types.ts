@@ -3,7 +3,7 @@
  * between core and the router, session, multipart, static and ws packages, and the
  * plugins users publish themselves.
  */
-import type { Request } from './request.ts';
+import type { Query, Request } from './request.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
 
@@ -210,7 +210,13 @@ export type ParamsOf<Path extends string> = string extends Path ? Record<string,
 /**
  * What a typed middleware adds to the request it hands on, declared through the optional
  * `'~velox'` property (type-only: nothing is stored there at run time). Route methods merge
- * these into the type of `req` the handler sees, later keys replacing earlier ones.
+ * these into the type of `req` the handler sees, later keys replacing earlier ones. `req` stays a
+ * `Request`: `params` and `query` become its type parameters (of any type), and every other key
+ * is intersected with it, so that a key `Request` already has may be narrowed (`body?: unknown`
+ * to `body: { name: string }`, `user?: User` to `user: User`, `method: string` to `'POST'`). A
+ * key whose type cannot hold together with the member's (`method: number`: `string & number` is
+ * `never`) replaces the member instead, and then `req` is no longer assignable to `Request`,
+ * as at run time.
  *
  * @example
  * ```ts
@@ -224,21 +230,49 @@ export type ParamsOf<Path extends string> = string extends Path ? Record<string,
 export type TypedMiddleware<Adds extends object> = Middleware & { readonly '~velox'?: { request: Adds } };
 
 type AddsOf<M> = M extends { readonly '~velox'?: infer T } ? (NonNullable<T> extends { request: infer R } ? R : {}) : {};
-type Merge<A, B> = Omit<A, keyof B> & B;
-type MergeAll<Base, M extends readonly unknown[]> = M extends readonly [infer First, ...infer Rest]
-  ? MergeAll<Merge<Base, AddsOf<First>>, Rest>
-  : Base;
+
+/** The request type being built from a route's middlewares: its params, its query, the other keys added. */
+interface Typed {
+  params: unknown;
+  query: unknown;
+  adds: object;
+}
+type Step<T extends Typed, A> = {
+  params: 'params' extends keyof A ? A['params'] : T['params'];
+  query: 'query' extends keyof A ? A['query'] : T['query'];
+  adds: Simplify<Omit<T['adds'], keyof A> & Omit<A, 'params' | 'query'>>;
+};
+type StepAll<T extends Typed, M extends readonly unknown[]> = M extends readonly [infer First, ...infer Rest]
+  ? StepAll<Step<T, AddsOf<First>>, Rest>
+  : T;
+/** The keys added with a type that cannot hold together with the type `Request` gives them. */
+type Clashes<Adds> = {
+  [K in keyof Adds]-?: K extends keyof Request ? ([Request[K] & Adds[K]] extends [never] ? K : never) : never;
+}[keyof Adds];
+// Intersected, not Omit-ed: Request has #private fields, so only a type built on Request itself
+// (not a copy of its public keys) is assignable to Request. Only clashing keys are Omit-ed.
+type RequestOf<T extends Typed, C = Clashes<T['adds']>> = keyof T['adds'] extends never
+  ? Request<T['params'], T['query']>
+  : [C] extends [never]
+    ? Request<T['params'], T['query']> & T['adds']
+    : Omit<Request<T['params'], T['query']>, C & PropertyKey> & T['adds'];
 
 /**
  * The request type a route's handler sees: params typed from the pattern, plus what the
- * route's typed middlewares add.
+ * route's typed middlewares add (see {@link TypedMiddleware}). It is a `Request`:
+ * `Request<Params, Query>` intersected with the other keys the middlewares add (unless one of
+ * them retypes a member of `Request` with a type that cannot hold with the member's).
  *
  * @example
  * ```ts
- * type R = RouteRequest<'/users/:id', []>; // Request with params: { id: string }
+ * type R = RouteRequest<'/users/:id', []>; // Request<{ id: string }, Query>
+ * const show = (req: Request) => req.path;
+ * app.get('/users/:id', validate({ body: schema }), (req, res) => res.send(show(req)));
  * ```
  */
-export type RouteRequest<Path extends string, M extends readonly unknown[] = []> = MergeAll<Request<ParamsOf<Path>>, M>;
+export type RouteRequest<Path extends string, M extends readonly unknown[] = []> = RequestOf<
+  StepAll<{ params: ParamsOf<Path>; query: Query; adds: {} }, M>
+>;
 
 /**
  * The handler of a route, with `req` typed by {@link RouteRequest}.

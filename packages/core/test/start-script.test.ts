@@ -1,5 +1,5 @@
 /**
- * `pnpm start` (the root package.json script running examples/hello.ts) must be stoppable by
+ * `pnpm start` (the root package.json script running the chat example, examples/chat/main.ts) must be stoppable by
  * signalling pnpm's own PID: the server it started has to shut down with it. The script execs
  * node directly (no tsx CLI parent, no shell left in between), so pnpm's forwarded signal
  * reaches the server.
@@ -77,11 +77,11 @@ describe('pnpm start', () => {
       out += d;
     });
     const exited = new Promise<number | null>((resolve) => pnpm.once('exit', (code) => resolve(code)));
-    await until(() => out.includes(`Velox listening on http://127.0.0.1:${port}`), 'the server listens', 30_000);
+    await until(() => out.includes(`listening on http://127.0.0.1:${port}`), 'the server listens', 30_000);
     const below = descendants(pnpm.pid!);
     leftovers.push(...below);
     expect(below.length).toBeGreaterThan(0);
-    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('Hi');
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toContain('<title>Velox chat</title>');
 
     process.kill(pnpm.pid!, signal);
     expect(await exited).toBe(0);

@@ -22,7 +22,7 @@ import { RedisErrorCodes, redisError } from './errors.ts';
 
 /** Options of {@link RedisConnection}. */
 export interface RedisOptions {
-  /** Where Redis is: `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. Default: `redis://127.0.0.1:6379`. Ignored with `client`. */
+  /** Where Redis is: `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. Default: `redis://127.0.0.1:6379`. Not with `client` (it has its own). */
   url?: string;
   /**
    * A node-redis client you made yourself (`createClient()` from `redis`). It stays yours: the
@@ -46,6 +46,51 @@ export interface RedisOptions {
 
 /** A message listener: the payload as bytes (call `toString()` for text), and the channel. */
 export type MessageListener = (message: Buffer, channel: string) => void;
+
+/**
+ * The options a package takes for its Redis: a {@link RedisConnection} to share (`connection`),
+ * or the options of a connection of its own. See {@link RedisConnection.from}.
+ * @example
+ * ```ts
+ * const options: SharedRedisOptions = { connection: new RedisConnection({ url: process.env.REDIS_URL }) };
+ * ```
+ */
+export interface SharedRedisOptions extends RedisOptions {
+  /** A connection shared with other packages (it brings its own settings: nothing else goes with it). */
+  connection?: RedisConnection;
+}
+
+/**
+ * What {@link RedisConnection.watch} reports: the connection broke, the connection is back.
+ * @example
+ * ```ts
+ * const unwatch = redis.watch({ back: () => console.log('Redis is back') });
+ * ```
+ */
+export interface RedisWatcher {
+  /** The connection broke after it had been up (it reconnects by itself): once per outage, with the first error. */
+  lost?(cause: Error): void;
+  /** The connection is ready again after a loss (not called for the first connection: `connect()` resolves then). */
+  back?(): void;
+}
+
+/**
+ * What a connection shares with its duplicates: which of them are down, and the log's rate
+ * limit, so that one outage of Redis is logged once rather than once per connection.
+ */
+class Outage {
+  readonly down = new Set<RedisConnection>();
+  lastLog = 0;
+  unlogged = 0;
+  /** A loss was logged and the "connected again" line is still owed. */
+  logged = false;
+}
+
+/** How duplicate() makes a connection: from another's client, in its outage family. */
+interface Origin {
+  client: NodeRedisClient;
+  outage: Outage;
+}
 
 /**
  * A Lua script, run with EVALSHA (falling back to EVAL when Redis does not know it yet, after a
@@ -114,12 +159,13 @@ export class RedisConnection {
   #startedAt = 0;
   #everReady = false;
   #down = false;
-  #lastLog = 0;
-  #unlogged = 0;
+  readonly #outage: Outage;
+  readonly #watchers = new Set<RedisWatcher>();
   readonly #readyWaiters = new Set<() => void>();
   readonly #channels = new Map<string, Map<MessageListener, (message: Buffer, channel: Buffer) => void>>();
 
-  constructor(options: RedisOptions = {}, from?: NodeRedisClient) {
+  constructor(options?: RedisOptions);
+  constructor(options: RedisOptions = {}, origin?: Origin) {
     if (!options || typeof options !== 'object') {
       throw redisError(RedisErrorCodes.INVALID_OPTION, 'RedisConnection takes { url } or { client }, e.g. { url: "redis://127.0.0.1:6379" }');
     }
@@ -128,6 +174,9 @@ export class RedisConnection {
     }
     if (options.url !== undefined && (typeof options.url !== 'string' || !/^rediss?:\/\//.test(options.url))) {
       throw redisError(RedisErrorCodes.INVALID_OPTION, `url must look like redis://host:6379 (or rediss:// for TLS); got ${String(options.url)}`);
+    }
+    if (options.url !== undefined && options.client !== undefined) {
+      throw redisError(RedisErrorCodes.INVALID_OPTION, 'Give url or client, not both: a client brings its own URL');
     }
     this.#options = options;
     this.#connectTimeout = positive('connectTimeout', options.connectTimeout, 5000);
@@ -151,9 +200,10 @@ export class RedisConnection {
       },
     };
     const events: DriverEvents = { error: (err) => this.#onError(err), ready: () => this.#onReady() };
-    if (from) {
+    this.#outage = origin?.outage ?? new Outage();
+    if (origin) {
       this.#owned = true;
-      this.#driver = duplicateDriver(from, this.#driverOptions, events);
+      this.#driver = duplicateDriver(origin.client, this.#driverOptions, events);
     } else if (options.client) {
       this.#owned = false;
       this.#driver = adoptDriver(options.client, events);
@@ -161,6 +211,37 @@ export class RedisConnection {
       this.#owned = true;
       this.#driver = createDriver(this.#driverOptions, events);
     }
+  }
+
+  /**
+   * The connection a package should use, from the options it was given: `options.connection`
+   * itself (checked to be a `RedisConnection`; it brings its own settings, so nothing else may go
+   * with it), or a new connection from the other options over `defaults`. Bad options throw
+   * `VELOX_ERR_REDIS_INVALID_OPTION`. Give it only the Redis options (take your own out first).
+   * @example
+   * ```ts
+   * const { prefix, ...redisOptions } = options;
+   * const redis = RedisConnection.from(redisOptions, { name: 'my cache', connectTimeout: 10_000 });
+   * ```
+   */
+  static from(options: SharedRedisOptions, defaults: RedisOptions = {}): RedisConnection {
+    if (!options || typeof options !== 'object') {
+      throw redisError(RedisErrorCodes.INVALID_OPTION, 'Redis options are { url }, { client } or { connection }, e.g. { url: "redis://127.0.0.1:6379" }');
+    }
+    const { connection, ...own } = options;
+    const given = (Object.keys(own) as Array<keyof RedisOptions>).filter((key) => own[key] !== undefined);
+    if (connection === undefined) {
+      const merged: Record<string, unknown> = { ...defaults };
+      for (const key of given) merged[key] = own[key];
+      return new RedisConnection(merged as RedisOptions);
+    }
+    if (!(connection instanceof RedisConnection)) {
+      throw redisError(RedisErrorCodes.INVALID_OPTION, 'connection must be a RedisConnection from @velox/redis, e.g. new RedisConnection({ url })');
+    }
+    if (given.length > 0) {
+      throw redisError(RedisErrorCodes.INVALID_OPTION, `A connection brings its own settings: give ${given.join(', ')} to the RedisConnection you share, not alongside it`);
+    }
+    return connection;
   }
 
   /** True while connected: commands can be sent. */
@@ -227,6 +308,7 @@ export class RedisConnection {
     this.#users = 0;
     const connecting = this.#connecting;
     this.#connecting = undefined;
+    this.#leaveOutage();
     await this.#driver.close(this.#commandTimeout);
     await connecting?.catch(() => {});
     this.#channels.clear();
@@ -272,20 +354,41 @@ export class RedisConnection {
   }
 
   /**
-   * A new connection to the same Redis with the same settings, owned by this package (closed by
-   * its `close()`), for subscriptions: a connection that subscribes serves pub/sub only.
-   * Connect it with `connect()` or `attach(server)`.
+   * A new connection to the same Redis with the same settings (`name` aside, if given), owned by
+   * this package (closed by its `close()`), for subscriptions: a connection that subscribes
+   * serves pub/sub only. Connect it with `connect()` or `attach(server)`. An outage of Redis is
+   * logged once for a connection and its duplicates, not once each.
    * @example
    * ```ts
-   * const subscriber = redis.duplicate();
+   * const subscriber = redis.duplicate({ name: 'chat subscriber' });
    * await subscriber.attach(app);
    * await subscriber.subscribe('chat', (message) => console.log(message.toString()));
    * ```
    */
-  duplicate(): RedisConnection {
-    const options: RedisOptions = { ...this.#options, client: undefined };
-    if (this.#loggerChosen) options.logger = this.#logger ?? false;
-    return new RedisConnection(options, clientOf(this.#driver));
+  duplicate(options: { name?: string } = {}): RedisConnection {
+    const copy: RedisOptions = { ...this.#options, client: undefined };
+    if (options.name !== undefined) copy.name = options.name;
+    if (this.#loggerChosen) copy.logger = this.#logger ?? false;
+    return new Duplicate(copy, { client: clientOf(this.#driver), outage: this.#outage });
+  }
+
+  /**
+   * Follows the connection's health: `lost(cause)` once when an established connection breaks,
+   * `back()` when it is ready again (subscriptions are restored by then). Returns a function that
+   * stops it. A watcher that throws is logged, and the others still run.
+   * @example
+   * ```ts
+   * const unwatch = redis.watch({
+   *   lost: (cause) => metrics.increment('redis.lost'),
+   *   back: () => cache.clear(),
+   * });
+   * app.addHook('onClose', unwatch);
+   * ```
+   */
+  watch(watcher: RedisWatcher): () => void {
+    if (!watcher || typeof watcher !== 'object') throw redisError(RedisErrorCodes.INVALID_OPTION, 'watch() takes { lost(cause) {…}, back() {…} }');
+    this.#watchers.add(watcher);
+    return () => void this.#watchers.delete(watcher);
   }
 
   /**
@@ -395,7 +498,7 @@ export class RedisConnection {
       const where = this.#owned ? (this.#options.url ?? DEFAULT_URL).replace(/\/\/[^@/]*@/, '//***@') : 'the given client';
       throw redisError(
         RedisErrorCodes.CONNECT,
-        `Could not connect to Redis at ${where} within ${this.#connectTimeout} ms (${(cause as Error)?.message ?? cause}); is it running?`,
+        `Could not connect to Redis at ${where} within ${this.#connectTimeout} ms (${this.#name}: ${(cause as Error)?.message ?? cause}); is it running?`,
         cause,
       );
     }
@@ -420,31 +523,67 @@ export class RedisConnection {
     this.#everReady = true;
     for (const waiter of this.#readyWaiters) waiter();
     this.#readyWaiters.clear();
-    if (this.#down) {
-      this.#down = false;
+    if (!this.#down) return;
+    this.#down = false;
+    const outage = this.#outage;
+    outage.down.delete(this);
+    this.#tell('back');
+    // The family's outage is over once every one of its connections is back.
+    if (outage.down.size === 0 && outage.logged) {
+      outage.logged = false;
+      outage.lastLog = 0;
       const logger = this.#logger;
       if (logger) (logger.info ?? logger.warn).call(logger, `[velox/redis] ${this.#name}: connected again`);
-      this.#lastLog = 0;
     }
   }
 
   #onError(err: Error): void {
     // Before the first connection, connect() reports the failure itself.
     if (!this.#everReady) return;
-    this.#down = true;
+    const outage = this.#outage;
+    if (!this.#down) {
+      this.#down = true;
+      outage.down.add(this);
+      this.#tell('lost', err);
+    }
     const logger = this.#logger;
     if (!logger) return;
     const now = Date.now();
-    if (now - this.#lastLog < this.#logInterval) {
-      this.#unlogged++;
+    if (now - outage.lastLog < this.#logInterval) {
+      outage.unlogged++;
       return;
     }
-    const more = this.#unlogged > 0 ? ` (${this.#unlogged} more since the last message)` : '';
-    this.#lastLog = now;
-    this.#unlogged = 0;
+    const more = outage.unlogged > 0 ? ` (${outage.unlogged} more since the last message)` : '';
+    outage.lastLog = now;
+    outage.unlogged = 0;
+    outage.logged = true;
     logger.warn(`[velox/redis] ${this.#name}: ${err?.message ?? err}; reconnecting${more}`);
   }
+
+  /** A closed connection no longer counts as down in its family. */
+  #leaveOutage(): void {
+    this.#down = false;
+    const outage = this.#outage;
+    if (outage.down.delete(this) && outage.down.size === 0) {
+      outage.logged = false;
+      outage.lastLog = 0;
+    }
+  }
+
+  #tell(event: 'lost' | 'back', cause?: Error): void {
+    for (const watcher of this.#watchers) {
+      try {
+        if (event === 'lost') watcher.lost?.(cause!);
+        else watcher.back?.();
+      } catch (err) {
+        this.#logger?.error(err);
+      }
+    }
+  }
 }
+
+/** The constructor with its internal second parameter, for duplicate(). */
+const Duplicate = RedisConnection as unknown as new (options: RedisOptions, origin: Origin) => RedisConnection;
 
 function arg(value: RedisArg | number): RedisArg {
   return typeof value === 'number' ? String(value) : value;

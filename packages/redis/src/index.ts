@@ -5,6 +5,6 @@
 export { RedisConnection } from './connection.ts';
 export { RedisErrorCodes } from './errors.ts';
 
-export type { RedisOptions, RedisScript, MessageListener } from './connection.ts';
+export type { RedisOptions, SharedRedisOptions, RedisScript, RedisWatcher, MessageListener } from './connection.ts';
 export type { NodeRedisClient as RedisClient, RedisArg } from './driver.ts';
 export type { RedisErrorCode } from './errors.ts';

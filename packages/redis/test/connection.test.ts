@@ -121,6 +121,57 @@ describe('RedisConnection', () => {
     expect(() => new RedisConnection({ commandTimeout: Number.NaN })).toThrow(/commandTimeout/);
     expect(() => new RedisConnection({ client: {} as never })).toThrow(/createClient\(\)/);
   });
+
+  it('refuses url and client together instead of ignoring one', () => {
+    const client = createClient({ url: SHARED_URL });
+    const attempt = () => new RedisConnection({ url: SHARED_URL, client: client as never });
+    expect(attempt).toThrow(expect.objectContaining({ code: RedisErrorCodes.INVALID_OPTION }));
+    expect(attempt).toThrow(/url or client, not both/);
+  });
+
+  it('names the connection in the connect error', async () => {
+    const port = await freePort();
+    const redis = new RedisConnection({ url: `redis://127.0.0.1:${port}`, connectTimeout: 200, logger: false, name: 'pub/sub' });
+    const err = await rejection(redis.connect());
+    expect(err.message).toMatch(new RegExp(`^Could not connect to Redis at redis://127\\.0\\.0\\.1:${port} within 200 ms \\(pub/sub: `));
+  });
+});
+
+describe('RedisConnection.from', () => {
+  it('returns the connection it is given, shared as it is', () => {
+    const connection = new RedisConnection({ url: SHARED_URL, logger: false });
+    expect(RedisConnection.from({ connection }, { name: 'ignored default' })).toBe(connection);
+  });
+
+  it('makes a new connection from the options over the defaults, an undefined option leaving its default', async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const made = RedisConnection.from({ url, connectTimeout: undefined, logger: false }, { name: 'pub/sub', connectTimeout: 150 });
+    expect(made.owned).toBe(true);
+    const err = await rejection(made.connect());
+    expect(err.code).toBe(RedisErrorCodes.CONNECT);
+    expect(err.message).toContain('within 150 ms (pub/sub: ');
+    const overridden = RedisConnection.from({ url, connectTimeout: 250, name: 'mine', logger: false }, { name: 'pub/sub', connectTimeout: 150 });
+    expect((await rejection(overridden.connect())).message).toContain('within 250 ms (mine: ');
+  });
+
+  it('adopts a client of the user, like the constructor', () => {
+    const client = createClient({ url: SHARED_URL });
+    expect(RedisConnection.from({ client: client as never }).owned).toBe(false);
+  });
+
+  it('refuses a connection that is not a RedisConnection, and settings given alongside one', () => {
+    const connection = new RedisConnection({ url: SHARED_URL, logger: false });
+    const code = expect.objectContaining({ code: RedisErrorCodes.INVALID_OPTION });
+    expect(() => RedisConnection.from({ connection: { url: SHARED_URL } as never })).toThrow(code);
+    expect(() => RedisConnection.from({ connection: { url: SHARED_URL } as never })).toThrow(/must be a RedisConnection from @velox\/redis/);
+    expect(() => RedisConnection.from({ connection, url: SHARED_URL, connectTimeout: 100 })).toThrow(code);
+    expect(() => RedisConnection.from({ connection, url: SHARED_URL, connectTimeout: 100 })).toThrow(
+      /give url, connectTimeout to the RedisConnection you share, not alongside it/,
+    );
+    expect(() => RedisConnection.from(null as never)).toThrow(/\{ url \}, \{ client \} or \{ connection \}/);
+    expect(() => RedisConnection.from({ url: 'http://x' })).toThrow(code);
+  });
 });
 
 describe('RedisConnection.script', () => {
@@ -232,6 +283,93 @@ describe('RedisConnection when Redis goes away', () => {
     await own.start();
     await until(() => redis.ready, 15_000, 'reconnection');
     expect(await redis.command('PING')).toBe('PONG');
+  });
+});
+
+describe('RedisConnection.watch', () => {
+  it('reports the loss once and the return once, not the first connection, and stops when unwatched', async () => {
+    const own = await ownRedis();
+    const redis = new RedisConnection({ url: own.url, logger: false, reconnectDelay: { min: 20, max: 200 } });
+    later(() => redis.close());
+    const events: string[] = [];
+    const unwatch = redis.watch({ lost: (cause) => events.push(`lost ${cause instanceof Error}`), back: () => events.push('back') });
+    await redis.connect();
+    expect(events).toEqual([]);
+
+    await own.stop();
+    await until(() => events.length === 1, 10_000, 'the loss');
+    // Many failed reconnection attempts, one loss.
+    await until(() => !redis.ready, 10_000, 'the disconnect');
+    await own.start();
+    await until(() => events.length === 2, 15_000, 'the return');
+    expect(events).toEqual(['lost true', 'back']);
+    expect(redis.ready).toBe(true);
+
+    unwatch();
+    await own.stop();
+    await until(() => !redis.ready, 10_000, 'the second disconnect');
+    await own.start();
+    await until(() => redis.ready, 15_000, 'the second reconnection');
+    expect(events).toEqual(['lost true', 'back']);
+  });
+
+  it('logs a watcher that throws, and still tells the others', async () => {
+    const own = await ownRedis();
+    const logger = memoryLogger();
+    const redis = new RedisConnection({ url: own.url, logger, reconnectDelay: { min: 20, max: 200 } });
+    later(() => redis.close());
+    const told: string[] = [];
+    redis.watch({
+      lost: () => {
+        throw new Error('watcher broke');
+      },
+    });
+    redis.watch({ lost: () => told.push('lost') });
+    await redis.connect();
+    await own.stop();
+    await until(() => told.length === 1, 10_000, 'the loss');
+    expect(logger.lines).toContain('Error: watcher broke');
+  });
+
+  it('refuses a watcher that is not an object', () => {
+    const redis = new RedisConnection({ logger: false });
+    expect(() => redis.watch((() => {}) as never)).toThrow(expect.objectContaining({ code: RedisErrorCodes.INVALID_OPTION }));
+  });
+});
+
+describe('RedisConnection.duplicate and the log', () => {
+  it('logs one outage of a connection and its duplicate once, and "connected again" once both are back', async () => {
+    const own = await ownRedis();
+    const states: string[] = [];
+    let pair: RedisConnection[] = [];
+    const lines: string[] = [];
+    const record = (line: unknown) => {
+      lines.push(String(line));
+      states.push(pair.map((c) => c.ready).join());
+    };
+    const logger = { error: record, warn: record, info: record };
+    const redis = new RedisConnection({ url: own.url, logger, logInterval: 60_000, reconnectDelay: { min: 20, max: 200 } });
+    const subscriber = redis.duplicate({ name: 'subscriber' });
+    pair = [redis, subscriber];
+    await redis.connect();
+    await subscriber.connect();
+    later(() => redis.close());
+    later(() => subscriber.close());
+
+    await own.stop();
+    await until(() => !redis.ready && !subscriber.ready, 10_000, 'both to notice');
+    await own.start();
+    await until(() => lines.some((l) => l.includes('connected again')), 15_000, 'the recovery line');
+    expect(lines.filter((l) => l.includes('reconnecting'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('connected again'))).toHaveLength(1);
+    // Written when the last of the two came back.
+    expect(states[lines.findIndex((l) => l.includes('connected again'))]).toBe('true,true');
+  });
+
+  it('gives the duplicate the name it is asked for', async () => {
+    const redis = new RedisConnection({ url: SHARED_URL, logger: false, name: 'main' });
+    const err = await rejection(redis.duplicate({ name: 'subscriber' }).command('PING'));
+    expect(err.message).toBe('Redis is unavailable (subscriber: not connected)');
   });
 });
 

@@ -57,9 +57,31 @@ describe('Router route types', () => {
     const members = new Router<{ org: string }>();
     members.get('/:id', (req) => {
       expectTypeOf(req.params).toEqualTypeOf<{ org: string; id: string }>();
-      expectTypeOf(req).toExtend<Omit<Request, 'params'>>();
+      expectTypeOf(req).toEqualTypeOf<Request<{ org: string; id: string }>>();
+      expectTypeOf(req).toExtend<Request>();
     });
     members.route('/').get((req) => expectTypeOf(req.params).toEqualTypeOf<{ org: string }>());
+  });
+
+  it('keeps req a Request on routes with typed middlewares, so it passes to a function that takes one', () => {
+    const takesRequest = (req: Request) => req.path;
+    const withUser = ((_req, _res, next) => next()) as TypedMiddleware<{ user: { name: string } }>;
+    const withParams = ((_req, _res, next) => next()) as TypedMiddleware<{ params: { id: 'me' } }>;
+    router.get('/users/:id', withUser, (req) => {
+      expectTypeOf(req).toEqualTypeOf<Request<{ id: string }> & { user: { name: string } }>();
+      takesRequest(req);
+    });
+    const members = new Router<{ org: string }>();
+    members.get('/:id', withUser, (req) => {
+      expectTypeOf(req.params).toEqualTypeOf<{ org: string; id: string }>();
+      expectTypeOf(req).toExtend<Request<{ org: string; id: string }>>();
+      takesRequest(req);
+    });
+    members.route('/:id').post(withParams, (req) => {
+      // A typed middleware's params replace those of the prefix and the pattern, as at run time.
+      expectTypeOf(req.params).toEqualTypeOf<{ id: 'me' }>();
+      takesRequest(req);
+    });
   });
 
   it('returns the router from every registration, for chaining', () => {

@@ -1,4 +1,4 @@
-import type { Mountable, Request, Response } from '@velox/core';
+import type { Mountable, Request, Response, Server, TypedMiddleware } from '@velox/core';
 import { describe, expectTypeOf, it } from 'vitest';
 import { LiveDirectory, type LiveFile, type ServeStatic, sendFile, serveStatic } from '../src/index.ts';
 
@@ -26,5 +26,19 @@ describe('types', () => {
   it('sendFile takes a request, a response and a path', () => {
     expectTypeOf(sendFile).parameters.toMatchTypeOf<[Request, Response, string, ...unknown[]]>();
     expectTypeOf(sendFile).returns.toEqualTypeOf<Promise<void>>();
+  });
+
+  it('sendFile takes the req of a route with typed middlewares, such as validate()', () => {
+    const app = null as unknown as Server;
+    const root = '/srv/avatars';
+    // The type validate({ params: z.object({ file: z.string() }), body: … }) has (checked in
+    // @velox/validate's type tests), without making this package depend on a validator.
+    const validated = ((_req, _res, next) => next()) as TypedMiddleware<{ params: { file: string }; body: { size: number } }>;
+    app.get('/avatars/:file', validated, (req, res) => {
+      expectTypeOf(req.params.file).toBeString();
+      expectTypeOf(req.body.size).toBeNumber();
+      return sendFile(req, res, req.params.file, { root });
+    });
+    app.get('/plain/:file', (req, res) => sendFile(req, res, req.params.file, { root }));
   });
 });

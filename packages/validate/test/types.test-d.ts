@@ -1,4 +1,4 @@
-import type { Server } from '@velox/core';
+import type { Query, Request, Server, TypedMiddleware } from '@velox/core';
 import * as v from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
@@ -70,6 +70,71 @@ describe('validate() types with Valibot', () => {
         expectTypeOf(req.body).toEqualTypeOf<{ email: string; age: number }>();
       },
     );
+  });
+});
+
+/** A function that takes any request with string params, as plugins' helpers do. */
+declare function takesRequest(req: Request): void;
+
+describe('validate() keeps req a Request', () => {
+  it('passes the req of a validated route to a function that takes a Request', () => {
+    app.get('/avatars/:file', validate({ params: z.object({ file: z.string() }) }), (req) => {
+      expectTypeOf(req).toEqualTypeOf<Request<{ file: string }>>();
+      expectTypeOf(req).toExtend<Request>();
+      expectTypeOf(req).toExtend<Request<{ file: string }>>();
+      expectTypeOf(takesRequest).toBeCallableWith(req);
+      takesRequest(req);
+    });
+  });
+
+  it('keeps it a Request with every part validated, as long as params and query are strings', () => {
+    app.post(
+      '/users/:id',
+      validate({
+        params: z.object({ id: z.string().uuid() }),
+        query: z.object({ q: z.string().optional() }),
+        headers: z.object({ 'x-count': z.coerce.number() }),
+        cookies: z.object({ theme: z.enum(['dark', 'light']) }),
+        body: z.object({ name: z.string() }),
+      }),
+      (req) => {
+        expectTypeOf(req).toExtend<Request<{ id: string }>>();
+        expectTypeOf(req.body).toEqualTypeOf<{ name: string }>();
+        expectTypeOf(req.validHeaders).toEqualTypeOf<{ 'x-count': number }>();
+        takesRequest(req);
+      },
+    );
+    app.post('/items/:sku', validate({ body: v.object({ qty: v.number() }) }), (req) => {
+      expectTypeOf(req).toEqualTypeOf<Request<{ sku: string }> & { body: { qty: number } }>();
+      takesRequest(req);
+    });
+  });
+
+  it('types converted params and query as Request<Params, Query>, which a Request<unknown, unknown> takes', () => {
+    const takesAny = (req: Request<unknown, unknown>) => req.path;
+    app.get('/pages/:n', validate({ params: z.object({ n: z.coerce.number() }), query: z.object({ page: z.coerce.number() }) }), (req) => {
+      expectTypeOf(req).toEqualTypeOf<Request<{ n: number }, { page: number }>>();
+      takesAny(req);
+      // @ts-expect-error: params.n is a number, where Request promises strings
+      takesRequest(req);
+    });
+  });
+
+  it('lets a later validate() replace what an earlier one gave', () => {
+    app.post(
+      '/v/:id',
+      validate({ params: z.object({ id: z.string() }), body: z.unknown() }),
+      validate({ params: z.object({ id: z.coerce.number() }), body: z.object({ ok: z.boolean() }) }),
+      (req) => {
+        expectTypeOf(req.params).toEqualTypeOf<{ id: number }>();
+        expectTypeOf(req.body).toEqualTypeOf<{ ok: boolean }>();
+        expectTypeOf(req.query).toEqualTypeOf<Query>();
+      },
+    );
+  });
+
+  it('is the TypedMiddleware of its outputs (what other packages type-test against)', () => {
+    expectTypeOf(validate({ params: z.object({ file: z.string() }) })).toEqualTypeOf<TypedMiddleware<{ params: { file: string } }>>();
   });
 });
 

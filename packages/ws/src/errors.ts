@@ -1,7 +1,8 @@
 /**
  * The error codes `@velox/ws` raises. Start-up mistakes are thrown at once (or make `listen()`
  * reject); misuse of a socket throws at the call. Bad input from a client is never an exception:
- * it closes that connection with a close code (see the README). Each is a `VeloxError`.
+ * it closes that connection with a close code (see the README). Each is a `VeloxError`. Redis
+ * failures of `redisPubSub` carry `@velox/redis`'s codes (`VELOX_ERR_REDIS_…`).
  */
 import { VeloxError } from '@velox/core';
 
@@ -19,7 +20,7 @@ import { VeloxError } from '@velox/core';
  * ```
  */
 export const WsErrorCodes = {
-  /** Start-up: a bad option of `websocket()` or `redisPubSub` (an `idleTimeout` uWS would abort on, say). */
+  /** Start-up: a bad option of `websocket()` or `redisPubSub` (an `idleTimeout` uWS would abort on, say). Bad Redis options are `VELOX_ERR_REDIS_INVALID_OPTION`, from `@velox/redis`. */
   INVALID_OPTION: 'VELOX_ERR_WS_INVALID_OPTION',
   /** Start-up: `compression` was asked for, but this uWebSockets.js binary does not negotiate permessage-deflate. */
   COMPRESSION_UNSUPPORTED: 'VELOX_ERR_WS_COMPRESSION_UNSUPPORTED',
@@ -27,8 +28,6 @@ export const WsErrorCodes = {
   INVALID_MESSAGE: 'VELOX_ERR_WS_INVALID_MESSAGE',
   /** `socket.close()` was given a close code a server may not send, or a reason over 123 bytes. */
   INVALID_CLOSE: 'VELOX_ERR_WS_INVALID_CLOSE',
-  /** Start-up: `redisPubSub` could not connect to Redis within `connectTimeout`. */
-  REDIS_CONNECT: 'VELOX_ERR_WS_REDIS_CONNECT',
 } as const;
 
 /**

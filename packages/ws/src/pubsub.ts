@@ -1,5 +1,7 @@
 /**
- * `redisPubSub`: fans publishes out to every process sharing a Redis.
+ * `redisPubSub`: fans publishes out to every process sharing a Redis. Its two Redis connections
+ * are `@velox/redis`'s: one publishes, a `duplicate()` of it subscribes (a subscribed Redis
+ * connection takes no other command).
  *
  * - Out: core's `onPublish` hook sees each publish of this process (`app.publish`,
  *   `socket.publish`) after local delivery; it goes to Redis channel `prefix + topic` with a
@@ -11,18 +13,21 @@
  *   sender never receives its own publish.
  * - Order: one connection publishes, in call order; Redis keeps that order per channel.
  * - Redis down: local delivery goes on; publishes to other processes are dropped (counted, not
- *   queued); the loss and the recovery are logged once each; node-redis reconnects and
- *   resubscribes, and the subscriptions are reconciled with the current local topics.
+ *   queued: @velox/redis has no offline queue); @velox/redis logs the outage and reconnects, and
+ *   node-redis resubscribes; when it is back, the subscriptions are reconciled with the current
+ *   local topics and the number of publishes that stayed local is logged.
  */
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import type { Logger, Plugin, Server, WebSocketMessage } from '@velox/core';
+import type { Plugin, Server, WebSocketMessage } from '@velox/core';
+import type { RedisClient, RedisConnection, SharedRedisOptions } from '@velox/redis';
 import { WsErrorCodes, wsError } from './errors.ts';
 import { hubOf } from './hub.ts';
-import type { RedisLink } from './redis.ts';
 
 /**
- * Options of {@link redisPubSub}: `url` or `client`, not both.
+ * Options of {@link redisPubSub}: where Redis is (`url`, `client` or `connection`, one of them),
+ * the channel prefix, and the settings of the connections it makes, which are
+ * `@velox/redis`'s (`commandTimeout`, `reconnectDelay`, `logger`, `logInterval`, `name`).
  *
  * @example
  * ```ts
@@ -30,14 +35,16 @@ import type { RedisLink } from './redis.ts';
  * await app.register(redisPubSub, options);
  * ```
  */
-export interface RedisPubSubOptions {
-  /** A Redis URL, `redis[s]://[[user][:password]@]host[:port][/db]`. */
+export interface RedisPubSubOptions extends SharedRedisOptions {
+  /** A Redis URL, `redis[s]://[[user][:password]@]host[:port][/db]`: redisPubSub makes its two connections to it. */
   url?: string;
-  /** An existing node-redis client (from `createClient()` of `redis`): it is duplicated, and left open on close. */
-  client?: { duplicate(...args: any[]): unknown };
+  /** A node-redis client of yours (`createClient()` from `redis`): it publishes (connected if it is not), a duplicate subscribes; it is never closed. */
+  client?: RedisClient;
+  /** A `RedisConnection` from `@velox/redis` to share (with a `RedisStore` of @velox/session, say): it publishes, a duplicate subscribes; `app.close()` gives up this plugin's use of it. */
+  connection?: RedisConnection;
   /** Prefix of the Redis channel names (`prefix + topic`). Default: `'velox:ws:'`. */
   prefix?: string;
-  /** Milliseconds to wait for Redis at start-up before `listen()` rejects. Default: 10000. */
+  /** Milliseconds to wait for Redis at start-up before `listen()` rejects with `VELOX_ERR_REDIS_CONNECT`. Default: 10000. */
   connectTimeout?: number;
 }
 
@@ -58,38 +65,44 @@ const registered = new WeakSet<Server>();
  * ```
  */
 export const redisPubSub: Plugin<RedisPubSubOptions> = async (server, options = {}) => {
-  const settings = check(server, options);
+  const { prefix, redis } = check(server, options);
   registered.add(server);
-  const { prefix } = settings;
-  const logger: Logger | undefined = server.logger;
+  let publisher: RedisConnection;
+  let subscriber: RedisConnection;
+  try {
+    // Loaded here, so that an app without redisPubSub never loads the Redis client.
+    const { RedisConnection } = await import('@velox/redis');
+    publisher = RedisConnection.from(redis, { name: 'redisPubSub', connectTimeout: 10_000 });
+    subscriber = publisher.duplicate({ name: redis.name ?? 'redisPubSub' });
+    await connectBoth(server, publisher, subscriber);
+  } catch (err) {
+    registered.delete(server);
+    throw err;
+  }
+
+  const logger = server.logger;
   const id = randomBytes(8);
   const hub = hubOf(server);
-
-  let link: RedisLink | undefined;
   let closed = false;
-  let healthy = true;
   let dropped = 0;
   let strays = 0;
-  /** Topics subscribed in Redis (confirmed). */
-  const subscribed = new Set<string>();
   /** Topics whose Redis subscription may be out of step with the local subscribers. */
   const changed = new Set<string>();
   let syncing = false;
   let again = false;
 
-  const down = (err: Error) => {
-    // Before the first connection, a failure is the start-up error (REDIS_CONNECT) instead.
-    if (closed || !healthy || link === undefined) return;
-    healthy = false;
-    logger?.error(
-      wsError(
-        WsErrorCodes.REDIS_CONNECT,
-        `redisPubSub lost Redis (${err.message}): publishes reach this process only until it is back`,
-        err,
-      ),
-    );
+  const deliver = (message: Buffer, channel: string) => {
+    if (closed) return;
+    if (message.length < HEADER || message[0] !== FORMAT) {
+      if (strays++ === 0) logger?.warn(`redisPubSub: ignored a message on ${channel} that no Velox process sent`);
+      return;
+    }
+    if (id.equals(message.subarray(2, HEADER))) return;
+    server.publish(channel.slice(prefix.length), message.subarray(HEADER), (message[1]! & 1) === 1, { local: true });
   };
 
+  // Subscribing a topic twice, or unsubscribing one that is not, sends nothing (@velox/redis
+  // keeps the table), so a sync only has to say what each changed topic should be now.
   const sync = async (): Promise<void> => {
     if (syncing) {
       again = true;
@@ -99,76 +112,31 @@ export const redisPubSub: Plugin<RedisPubSubOptions> = async (server, options = 
     try {
       do {
         again = false;
-        if (closed || !link?.ready || changed.size === 0) break;
-        const add: string[] = [];
-        const remove: string[] = [];
-        for (const topic of changed) {
-          const wanted = hub.topics.has(topic);
-          if (wanted && !subscribed.has(topic)) add.push(topic);
-          else if (!wanted && subscribed.has(topic)) remove.push(topic);
-        }
+        if (closed || !subscriber.ready || changed.size === 0) break;
+        const topics = [...changed];
         changed.clear();
-        try {
-          if (add.length > 0) {
-            await link.subscribe(add.map((topic) => prefix + topic));
-            for (const topic of add) subscribed.add(topic);
-          }
-          if (remove.length > 0) {
-            await link.unsubscribe(remove.map((topic) => prefix + topic));
-            for (const topic of remove) subscribed.delete(topic);
-          }
-        } catch (err) {
-          // Redis went away meanwhile: these are retried when it is back.
-          for (const topic of [...add, ...remove]) changed.add(topic);
-          down(err as Error);
-          break;
-        }
-      } while (again);
+        const results = await Promise.allSettled(
+          topics.map((topic) =>
+            hub.topics.has(topic) ? subscriber.subscribe(prefix + topic, deliver) : subscriber.unsubscribe(prefix + topic, deliver),
+          ),
+        );
+        let failure: unknown;
+        results.forEach((result, i) => {
+          if (result.status === 'fulfilled') return;
+          // Tried again at the next change, or when the connection is back.
+          changed.add(topics[i]!);
+          failure ??= result.reason;
+        });
+        // A lost connection is @velox/redis's to log; a refusal while connected is ours.
+        if (failure !== undefined && subscriber.ready && !closed) logger?.error(failure);
+      } while (again && !closed);
     } finally {
       syncing = false;
     }
   };
 
-  const deliver = (channel: Buffer, message: Buffer) => {
-    if (closed) return;
-    if (message.length < HEADER || message[0] !== FORMAT) {
-      if (strays++ === 0) logger?.warn(`redisPubSub: ignored a message on ${channel.toString()} that no Velox process sent`);
-      return;
-    }
-    if (id.equals(message.subarray(2, HEADER))) return;
-    const topic = channel.toString().slice(prefix.length);
-    server.publish(topic, message.subarray(HEADER), (message[1]! & 1) === 1, { local: true });
-  };
-
-  // Loaded here, so that an app without redisPubSub never loads the Redis client.
-  const { openRedis } = await import('./redis.ts');
-  link = await openRedis(
-    { url: settings.url, client: settings.client },
-    {
-      message: deliver,
-      error: down,
-      ready: () => {
-        if (closed) return;
-        if (!healthy) {
-          healthy = true;
-          const lost = dropped;
-          dropped = 0;
-          (logger?.info ?? logger?.warn)?.call(
-            logger,
-            `redisPubSub: Redis is back; ${lost} publish${lost === 1 ? '' : 'es'} made meanwhile reached this process only`,
-          );
-        }
-        // node-redis resubscribed what it had; catch up with what changed meanwhile.
-        for (const topic of hub.topics) changed.add(topic);
-        for (const topic of subscribed) changed.add(topic);
-        void sync();
-      },
-    },
-    settings.connectTimeout,
-  );
-
   let scheduled = false;
-  const unwatch = hub.watch((topic) => {
+  const unwatchHub = hub.watch((topic) => {
     changed.add(topic);
     if (scheduled) return;
     // One sync for all the changes of this tick (a socket closing leaves all its topics at once).
@@ -178,26 +146,59 @@ export const redisPubSub: Plugin<RedisPubSubOptions> = async (server, options = 
       void sync();
     });
   });
+  const unwatchSubscriber = subscriber.watch({
+    back() {
+      // node-redis resubscribed what it had; catch up with what changed meanwhile.
+      for (const topic of hub.topics) changed.add(topic);
+      void sync();
+    },
+  });
+
+  /** Says how many publishes stayed in this process since the last one that crossed. */
+  const report = () => {
+    if (dropped === 0 || closed) return;
+    const lost = dropped;
+    dropped = 0;
+    logger?.warn(`redisPubSub: ${lost} publish${lost === 1 ? '' : 'es'} could not be sent to Redis and reached this process only`);
+  };
+  const unwatchPublisher = publisher.watch({ back: report });
+  const published = () => {
+    if (dropped > 0) report();
+  };
+  const failed = (err: unknown) => {
+    // While the connection is down, @velox/redis logs the outage; a publish refused while it is
+    // up (Redis answered an error, or too late) is logged here, the first of a run.
+    if (dropped++ === 0 && publisher.ready && !closed) logger?.error(err);
+  };
 
   server.addHook('onPublish', (topic, message, isBinary) => {
     if (closed) return;
-    if (!link!.ready) {
+    if (!publisher.ready) {
       dropped++;
       return;
     }
-    link!.publish(prefix + topic, envelope(id, message, isBinary)).catch((err: Error) => {
-      dropped++;
-      down(err);
-    });
+    publisher.publish(prefix + topic, envelope(id, message, isBinary)).then(published, failed);
   });
 
   server.addHook('onClose', async () => {
     closed = true;
-    unwatch();
+    unwatchHub();
+    unwatchSubscriber();
+    unwatchPublisher();
     registered.delete(server);
-    await link!.close();
+    await Promise.all([subscriber.close(), publisher.close()]);
   });
 };
+
+/** Connects both before listen() resolves; if either cannot, gives up the other and rejects (VELOX_ERR_REDIS_CONNECT). */
+async function connectBoth(server: Server, publisher: RedisConnection, subscriber: RedisConnection): Promise<void> {
+  const both = [publisher, subscriber];
+  const results = await Promise.allSettled(both.map((connection) => connection.connect({ logger: server.logger })));
+  const failure = results.find((result) => result.status === 'rejected');
+  if (failure === undefined) return;
+  await Promise.all(both.map((connection, i) => (results[i]!.status === 'fulfilled' ? connection.close() : undefined)));
+  throw failure.reason;
+}
 
 /** The bytes sent to Redis: format, flags, sender id, then the message (copied: it may be reused after the call). */
 function envelope(id: Buffer, message: WebSocketMessage, isBinary: boolean): Buffer {
@@ -218,33 +219,18 @@ function envelope(id: Buffer, message: WebSocketMessage, isBinary: boolean): Buf
   return out;
 }
 
-interface Settings {
-  url: string | undefined;
-  client: unknown;
-  prefix: string;
-  connectTimeout: number;
-}
-
-function check(server: Server, options: RedisPubSubOptions): Settings {
+function check(server: Server, options: RedisPubSubOptions): { prefix: string; redis: SharedRedisOptions } {
   const invalid = (message: string) => wsError(WsErrorCodes.INVALID_OPTION, message);
-  if (!options || typeof options !== 'object') throw invalid('redisPubSub takes { url } or { client }');
+  if (!options || typeof options !== 'object') throw invalid('redisPubSub takes { url }, { client } or { connection }');
   if (server.listening) throw invalid('Register redisPubSub before listen(): it must see every subscription from the first socket on');
   if (registered.has(server)) throw invalid('redisPubSub is already registered on this server');
-  const { url, client } = options;
-  if ((url === undefined) === (client === undefined)) {
-    throw invalid("redisPubSub takes either { url: 'redis://host:6379' } or { client } (a node-redis client), not both or neither");
+  const { prefix = 'velox:ws:', ...redis } = options;
+  // The rest of the checks (a valid url or client, not both, a connection alone) are @velox/redis's.
+  if (redis.url === undefined && redis.client === undefined && redis.connection === undefined) {
+    throw invalid(
+      "redisPubSub needs to know where Redis is: { url: 'redis://host:6379' }, { client } (a node-redis client) or { connection } (a RedisConnection from @velox/redis)",
+    );
   }
-  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) {
-    throw invalid(`redisPubSub url must be a redis:// or rediss:// URL, got ${JSON.stringify(url)}`);
-  }
-  if (client !== undefined && typeof (client as { duplicate?: unknown } | null)?.duplicate !== 'function') {
-    throw invalid('redisPubSub client must be a node-redis client (createClient() from "redis")');
-  }
-  const prefix = options.prefix ?? 'velox:ws:';
   if (typeof prefix !== 'string') throw invalid(`redisPubSub prefix must be a string, got ${typeof prefix}`);
-  const connectTimeout = options.connectTimeout ?? 10_000;
-  if (!(Number.isInteger(connectTimeout) && connectTimeout > 0)) {
-    throw invalid(`redisPubSub connectTimeout is a whole number of milliseconds above 0; got ${options.connectTimeout}`);
-  }
-  return { url, client, prefix, connectTimeout };
+  return { prefix, redis };
 }

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { Server } from '@velox/core';
+import { RedisConnection, RedisErrorCodes } from '@velox/redis';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redisPubSub, websocket, WsErrorCodes } from '../src/index.ts';
+import { type RedisPubSubOptions, redisPubSub, websocket, WsErrorCodes } from '../src/index.ts';
 import { type Client, connect, REDIS_URL, server, sleep, start, uniquePrefix, until } from './helpers.ts';
 import { startNode } from './processes.ts';
 
@@ -33,8 +34,8 @@ async function numsub(redis: Inspector, prefix: string, topics: string[]): Promi
 }
 
 /** The same route as test/fixtures/node.ts, on an in-process server. */
-async function node(app: Server, prefix: string, url = REDIS_URL): Promise<string> {
-  await app.register(redisPubSub, { url, prefix });
+async function node(app: Server, prefix: string, redis: RedisPubSubOptions = { url: REDIS_URL }): Promise<string> {
+  await app.register(redisPubSub, { ...redis, prefix });
   app.ws(
     '/t/:topic',
     websocket({
@@ -76,6 +77,9 @@ describe('redisPubSub across processes', () => {
     // app.publish in B reaches A's sockets too, the sender included (it is not a socket's publish).
     const res = await fetch(`http://127.0.0.1:${b.port}/publish/room`, { method: 'POST', body: 'from B' });
     expect(await res.json()).toEqual({ reached: 1 });
+    // Order is per publisher: B's message crosses Redis to A's sockets, A's next one is local at
+    // once, so A publishes only once B's has landed everywhere.
+    await until(() => sender.inbox.length === 1 && peerA.inbox.length === 101 && peerB.inbox.length === 101, 'the publish of B');
     await fetch(`http://127.0.0.1:${a.port}/publish/room`, {
       method: 'POST',
       body: new Uint8Array([1, 2]),
@@ -171,6 +175,43 @@ describe('redisPubSub subscriptions', () => {
     await app2.close();
     expect(await mine.ping()).toBe('PONG');
   });
+
+  it('connects a client that is not connected yet, and still leaves it open on close', async () => {
+    const prefix = uniquePrefix();
+    const mine = newClient(REDIS_URL);
+    mine.on('error', () => {});
+    inspectors.push(mine);
+    const app = server();
+    await app.register(redisPubSub, { client: mine, prefix });
+    expect(mine.isReady).toBe(true);
+    await app.close();
+    expect(await mine.ping()).toBe('PONG');
+  });
+
+  it('shares a RedisConnection given as connection, and leaves it to its other users on close', async () => {
+    const prefix = uniquePrefix();
+    const shared = new RedisConnection({ url: REDIS_URL, logger: false });
+    await shared.connect();
+    try {
+      const [app1, app2] = [server(), server()];
+      const url1 = await node(app1, prefix, { connection: shared });
+      const url2 = await node(app2, prefix);
+      const near = await connect(`${url1}/t/t`);
+      const far = await connect(`${url2}/t/t`);
+      const redis = await inspect();
+      await until(async () => (await numsub(redis, prefix, ['t'])).join() === '2', 'both subscriptions');
+      near.send('over the shared connection');
+      await until(() => far.inbox.length === 1, 'the message across');
+      expect(texts(far)).toEqual(['over the shared connection']);
+      await app1.close();
+      // Its own subscriber is gone, the shared connection is not.
+      await until(async () => (await numsub(redis, prefix, ['t'])).join() === '1', 'the subscriber of app1 to go');
+      expect(shared.ready).toBe(true);
+      expect(await shared.command('PING')).toBe('PONG');
+    } finally {
+      await shared.close();
+    }
+  });
 });
 
 describe('redisPubSub with Redis down', () => {
@@ -202,7 +243,9 @@ describe('redisPubSub with Redis down', () => {
     const url = `redis://127.0.0.1:${first.port}`;
     const prefix = uniquePrefix();
     const [app1, app2] = [server(), server()];
-    const [url1, url2] = [await node(app1, prefix, url), await node(app2, prefix, url)];
+    // A long logInterval: one line for the outage however long the machine takes to restart Redis.
+    const options = { url, logInterval: 600_000 };
+    const [url1, url2] = [await node(app1, prefix, options), await node(app2, prefix, options)];
     const near = await connect(`${url1}/t/t`);
     const far = await connect(`${url2}/t/t`);
     let redis = await inspect(url);
@@ -214,7 +257,7 @@ describe('redisPubSub with Redis down', () => {
     const stopped = new Promise((r) => first.proc.once('exit', r));
     process.kill(first.proc.pid!, 'SIGTERM');
     await stopped;
-    await until(() => app1.logs.some((l) => l.includes('redisPubSub lost Redis')), 'the loss to be logged');
+    await until(() => app1.logs.some((l) => l.includes('[velox/redis] redisPubSub:') && l.includes('reconnecting')), 'the loss to be logged');
     expect(app1.publish('t', 'during')).toBe(1);
     await until(() => near.inbox.length === 2, 'local delivery');
     expect(texts(near)).toEqual(['before', 'during']);
@@ -223,7 +266,7 @@ describe('redisPubSub with Redis down', () => {
 
     // Start it again on the same port.
     await ownRedis(first.port);
-    await until(() => app1.logs.some((l) => l.includes('Redis is back')), 'the recovery to be logged', 15_000);
+    await until(() => app1.logs.some((l) => l.includes('could not be sent to Redis')), 'the recovery to be logged', 15_000);
     redis = await inspect(url);
     await until(async () => (await numsub(redis, prefix, ['t', 'late'])).join() === '2,1', 'the subscriptions to come back', 15_000);
     app1.publish('t', 'after');
@@ -231,19 +274,52 @@ describe('redisPubSub with Redis down', () => {
     await until(() => far.inbox.length === 2 && late.inbox.length === 1, 'delivery across servers again');
     expect(texts(far)).toEqual(['before', 'after']);
     expect(texts(late)).toEqual(['for the late one']);
-    expect(app1.logs.filter((l) => l.includes('redisPubSub lost Redis'))).toHaveLength(1);
-    expect(app1.logs.find((l) => l.includes('Redis is back'))).toContain('1 publish made meanwhile reached this process only');
+    // The two connections of each server log one outage once, through the server's logger.
+    await until(() => app1.logs.includes('[velox/redis] redisPubSub: connected again'), 'both connections back');
+    expect(app1.logs.filter((l) => l.includes('reconnecting'))).toHaveLength(1);
+    expect(app1.logs.filter((l) => l.includes('connected again'))).toHaveLength(1);
+    expect(app1.logs.filter((l) => l.startsWith('redisPubSub:'))).toEqual([
+      'redisPubSub: 1 publish could not be sent to Redis and reached this process only',
+    ]);
   }, 60_000);
 
-  it('makes listen() reject with VELOX_ERR_WS_REDIS_CONNECT when Redis cannot be reached', async () => {
+  it('logs what Redis refuses while connected, keeps delivering locally, and catches up once Redis accepts again', async () => {
+    const own = await ownRedis();
+    const admin = await inspect(`redis://127.0.0.1:${own.port}`);
+    // A user that may connect but not use any channel: SUBSCRIBE and PUBLISH answer NOPERM.
+    await admin.sendCommand(['ACL', 'SETUSER', 'ws', 'on', '>secret', '~*', '+@all', 'resetchannels']);
+    const prefix = uniquePrefix();
+    const app = server();
+    const url = await node(app, prefix, { url: `redis://ws:secret@127.0.0.1:${own.port}` });
+    const near = await connect(`${url}/t/t`);
+    await until(() => app.logs.some((l) => l.includes('NOPERM')), 'the refused subscription to be logged');
+    expect(app.publish('t', 'one')).toBe(1);
+    expect(app.publish('t', 'two')).toBe(1);
+    await until(() => near.inbox.length === 2, 'local delivery');
+    await until(() => app.logs.filter((l) => l.includes('NOPERM')).length === 2, 'the refused publish to be logged');
+    await sleep(100);
+    // One line for the refused subscription, one for the first refused publish of the run.
+    expect(app.logs.filter((l) => l.includes('NOPERM'))).toHaveLength(2);
+
+    await admin.sendCommand(['ACL', 'SETUSER', 'ws', 'allchannels']);
+    // The next change of the local topics subscribes again what was refused.
+    await connect(`${url}/t/other`);
+    await until(async () => (await numsub(admin, prefix, ['t', 'other'])).join() === '1,1', 'both subscriptions');
+    expect(app.publish('t', 'three')).toBe(1);
+    await until(() => app.logs.some((l) => l.startsWith('redisPubSub: 2 publishes')), 'the report');
+    expect(app.logs.filter((l) => l.startsWith('redisPubSub:'))).toEqual(['redisPubSub: 2 publishes could not be sent to Redis and reached this process only']);
+    expect(texts(near)).toEqual(['one', 'two', 'three']);
+  }, 60_000);
+
+  it('makes listen() reject with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached', async () => {
     const probe = createServer();
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as { port: number }).port;
     await new Promise((r) => probe.close(r));
     const app = server();
     const loading = app.register(redisPubSub, { url: `redis://127.0.0.1:${port}`, connectTimeout: 300 });
-    await expect(loading).rejects.toMatchObject({ code: WsErrorCodes.REDIS_CONNECT });
-    await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(/could not connect to Redis at redis:\/\/127.0.0.1:\d+: no connection within 300 ms/);
+    await expect(loading).rejects.toMatchObject({ code: RedisErrorCodes.CONNECT });
+    await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(/^Could not connect to Redis at redis:\/\/127.0.0.1:\d+ within 300 ms \(redisPubSub: /);
     expect(app.listening).toBe(false);
     expect(app.logs).toEqual([]);
   });
@@ -251,15 +327,19 @@ describe('redisPubSub with Redis down', () => {
 
 describe('redisPubSub options', () => {
   it.each([
-    [{}, /either \{ url: 'redis:\/\/host:6379' \} or \{ client \}/],
-    [{ url: REDIS_URL, client: {} }, /not both or neither/],
-    [{ url: 'http://x' }, /redis:\/\/ or rediss:\/\/ URL/],
-    [{ client: {} }, /must be a node-redis client/],
-    [{ url: REDIS_URL, prefix: 3 }, /prefix must be a string/],
-    [{ url: REDIS_URL, connectTimeout: 0 }, /connectTimeout is a whole number of milliseconds/],
-  ])('refuses %j', async (options, message) => {
+    [{}, WsErrorCodes.INVALID_OPTION, /needs to know where Redis is: \{ url: 'redis:\/\/host:6379' \}, \{ client \}.* or \{ connection \}/],
+    [{ url: REDIS_URL, prefix: 3 }, WsErrorCodes.INVALID_OPTION, /prefix must be a string/],
+    [{ url: REDIS_URL, client: createClient() }, RedisErrorCodes.INVALID_OPTION, /url or client, not both/],
+    [{ url: 'http://x' }, RedisErrorCodes.INVALID_OPTION, /url must look like redis:\/\/host:6379/],
+    [{ client: {} }, RedisErrorCodes.INVALID_OPTION, /must be a node-redis client/],
+    [{ connection: {} }, RedisErrorCodes.INVALID_OPTION, /connection must be a RedisConnection from @velox\/redis/],
+    [{ connection: new RedisConnection(), connectTimeout: 100 }, RedisErrorCodes.INVALID_OPTION, /give connectTimeout to the RedisConnection you share/],
+    [{ url: REDIS_URL, connectTimeout: 0 }, RedisErrorCodes.INVALID_OPTION, /connectTimeout must be a positive number of milliseconds/],
+  ])('refuses %j', async (options, code, message) => {
     const app = server();
-    await expect(app.register(redisPubSub, options as never)).rejects.toThrow(message);
+    const registering = app.register(redisPubSub, options as never);
+    await expect(registering).rejects.toThrow(message);
+    await expect(registering).rejects.toMatchObject({ code });
   });
 
   it('must come before listen(), and once per server', async () => {

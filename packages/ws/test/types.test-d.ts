@@ -1,6 +1,8 @@
 import { Server } from '@velox/core';
+import { RedisConnection } from '@velox/redis';
+import { createClient } from 'redis';
 import { describe, expectTypeOf, it } from 'vitest';
-import { type SendStatus, type Socket, websocket } from '../src/index.ts';
+import { type RedisPubSubOptions, redisPubSub, type SendStatus, type Socket, websocket } from '../src/index.ts';
 
 describe('websocket() types', () => {
   it('types socket.data from what upgrade returns, sync or async', () => {
@@ -74,5 +76,20 @@ describe('websocket() types', () => {
     expectTypeOf(app.publish('t', 'x')).toEqualTypeOf<number>();
     // @ts-expect-error: an object is not a message
     websocket({ open: (socket) => socket.send({ a: 1 }) });
+  });
+});
+
+describe('redisPubSub types', () => {
+  it('takes a url, a node-redis client or a RedisConnection of @velox/redis, with its settings', () => {
+    const app = new Server();
+    void app.register(redisPubSub, { url: 'redis://127.0.0.1:6379', prefix: 'chat:ws:', connectTimeout: 5000 });
+    void app.register(redisPubSub, { client: createClient(), commandTimeout: 1000, reconnectDelay: { max: 500 } });
+    void app.register(redisPubSub, { connection: new RedisConnection({ url: 'redis://127.0.0.1:6379' }) });
+    expectTypeOf<RedisPubSubOptions['connection']>().toEqualTypeOf<RedisConnection | undefined>();
+    expectTypeOf<RedisPubSubOptions['logger']>().toEqualTypeOf<import('@velox/core').Logger | false | undefined>();
+    // @ts-expect-error: a prefix is a string
+    void app.register(redisPubSub, { url: 'redis://127.0.0.1:6379', prefix: 1 });
+    // @ts-expect-error: a connection is a RedisConnection, not its options
+    void app.register(redisPubSub, { connection: { url: 'redis://127.0.0.1:6379' } });
   });
 });

@@ -1,0 +1,5 @@
+// The examples' tests: the chat in a real browser (see chat/README.md).
+import { defineConfig, mergeConfig } from 'vitest/config';
+import shared from '../vitest.shared.ts';
+
+export default mergeConfig(shared, defineConfig({ test: { include: ['chat/test/**/*.test.ts'], typecheck: { enabled: false } } }));
