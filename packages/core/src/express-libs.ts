@@ -87,7 +87,14 @@ export function contentTypeFor(nameOrType: string): string | false {
 
 const OCTET = 'application/octet-stream';
 
-/** The Content-Type for a file by its name's extension (`charset=utf-8` for text), else `application/octet-stream`. */
+/**
+ * The Content-Type for a file by its name's extension (`charset=utf-8` for text), else `application/octet-stream`.
+ *
+ * @example
+ * ```ts
+ * fileType('site/app.css'); // 'text/css; charset=utf-8'
+ * ```
+ */
 export function fileType(path: string): string {
   const type = mime.lookup(path);
   if (type === false) return OCTET;

@@ -14,6 +14,11 @@ import { ErrorCodes, VeloxError } from './errors.ts';
  * The codes a file answer's errors carry. Core's `res.sendFile` uses {@link coreFileErrors};
  * a package that sends files through this code (`@velox/static`) passes its own, so its
  * answers keep its prefix.
+ *
+ * @example
+ * ```ts
+ * const codes: FileErrorCodes = { ...coreFileErrors, notFound: 'MYPKG_NOT_FOUND' };
+ * ```
  */
 export interface FileErrorCodes {
   /** 404: no such file, a directory, or a dotfile with `dotfiles: 'ignore'`. */
@@ -30,7 +35,14 @@ export interface FileErrorCodes {
   readonly invalidOption: string;
 }
 
-/** Core's own codes, for `res.sendFile` and `res.download`. */
+/**
+ * Core's own codes, for `res.sendFile` and `res.download`.
+ *
+ * @example
+ * ```ts
+ * await sendFile(req, res, '/srv/a.txt', {}, coreFileErrors);
+ * ```
+ */
 export const coreFileErrors: FileErrorCodes = Object.freeze({
   notFound: ErrorCodes.FILE_NOT_FOUND,
   forbidden: ErrorCodes.FILE_FORBIDDEN,
@@ -40,7 +52,14 @@ export const coreFileErrors: FileErrorCodes = Object.freeze({
   invalidOption: ErrorCodes.INVALID_OPTION,
 });
 
-/** The kinds of file answer that are errors. */
+/**
+ * The kinds of file answer that are errors.
+ *
+ * @example
+ * ```ts
+ * const kind: FileFailure = 'notFound';
+ * ```
+ */
 export type FileFailure = Exclude<keyof FileErrorCodes, 'invalidOption'>;
 
 const FAILURES: Record<FileFailure, [number, string]> = {
@@ -51,7 +70,14 @@ const FAILURES: Record<FileFailure, [number, string]> = {
   busy: [503, 'The file is being written; try again shortly'],
 };
 
-/** The VeloxError of a file answer: its status, a short reason, and the caller's code for it. */
+/**
+ * The VeloxError of a file answer: its status, a short reason, and the caller's code for it.
+ *
+ * @example
+ * ```ts
+ * throw fileFailure(coreFileErrors, 'forbidden'); // 403 VELOX_ERR_FILE_FORBIDDEN
+ * ```
+ */
 export function fileFailure(codes: FileErrorCodes, kind: FileFailure, cause?: unknown, message?: string): VeloxError {
   const [status, reason] = FAILURES[kind];
   return new VeloxError(codes[kind], message ?? reason, { status, cause });
@@ -62,13 +88,27 @@ const MAX_TRIES = 20;
 
 const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
 
-/** An open, settled file. */
+/**
+ * An open, settled file.
+ *
+ * @example
+ * ```ts
+ * const { handle, stats }: OpenFile = await openSettled('/srv/a.txt', 0, coreFileErrors);
+ * ```
+ */
 export interface OpenFile {
   handle: FileHandle;
   stats: Stats;
 }
 
-/** A settled file read whole: its bytes in an ArrayBuffer of their own, and its stats. */
+/**
+ * A settled file read whole: its bytes in an ArrayBuffer of their own, and its stats.
+ *
+ * @example
+ * ```ts
+ * const read: ReadFile | undefined = await readSettled('/srv/a.txt', 200, 1 << 20, coreFileErrors);
+ * ```
+ */
 export interface ReadFile {
   body: Buffer;
   stats: Stats;
@@ -76,12 +116,26 @@ export interface ReadFile {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** True when two stats describe the same version of a file. */
+/**
+ * True when two stats describe the same version of a file.
+ *
+ * @example
+ * ```ts
+ * if (!sameVersion(before, await handle.stat())) retry();
+ * ```
+ */
 export function sameVersion(a: Stats, b: Stats): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
 }
 
-/** Turns a file-system error into an answer: gone is 404, not allowed is 403, anything else stays as it is. */
+/**
+ * Turns a file-system error into an answer: gone is 404, not allowed is 403, anything else stays as it is.
+ *
+ * @example
+ * ```ts
+ * const stats = await stat(path).catch((err) => Promise.reject(fileError(err, coreFileErrors)));
+ * ```
+ */
 export function fileError(err: unknown, codes: FileErrorCodes): Error {
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR' || code === 'ENAMETOOLONG') {
@@ -94,6 +148,12 @@ export function fileError(err: unknown, codes: FileErrorCodes): Error {
 /**
  * Opens a regular file once it has settled (its last change at least `settleTime` ago).
  * `path` must be a real path (a symlink there is refused: the caller resolved links already).
+ *
+ * @example
+ * ```ts
+ * const { handle } = await openSettled(await realpath('./a.txt'), 200, coreFileErrors);
+ * await handle.close();
+ * ```
  */
 export async function openSettled(path: string, settleTime: number, codes: FileErrorCodes): Promise<OpenFile> {
   for (let attempt = 0; ; attempt++) {
@@ -122,7 +182,15 @@ export async function openSettled(path: string, settleTime: number, codes: FileE
   }
 }
 
-/** Reads a settled file whole, unless it is bigger than `maxBytes` (then resolves undefined). */
+/**
+ * Reads a settled file whole, unless it is bigger than `maxBytes` (then resolves undefined).
+ *
+ * @example
+ * ```ts
+ * const read = await readSettled(await realpath('./a.txt'), 200, 512 * 1024, coreFileErrors);
+ * if (read) console.log(read.body.length, read.stats.mtime);
+ * ```
+ */
 export async function readSettled(path: string, settleTime: number, maxBytes: number, codes: FileErrorCodes): Promise<ReadFile | undefined> {
   for (let attempt = 0; ; attempt++) {
     const { handle, stats } = await openSettled(path, settleTime, codes);

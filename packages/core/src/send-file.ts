@@ -77,7 +77,15 @@ export interface SendFileOptions {
   setHeaders?: SetHeaders;
 }
 
-/** The bytes of one version of a file (or of a compressed form of it): in memory, or on disk to stream. */
+/**
+ * The bytes of one version of a file (or of a compressed form of it): in memory, or on disk to stream.
+ *
+ * @example
+ * ```ts
+ * const body = Buffer.from(new ArrayBuffer(5));
+ * const inMemory = new FileData('/srv/a.txt', 5, Date.now(), strongEtag(body), body);
+ * ```
+ */
 export class FileData {
   /** Path to stream from when `body` is not in memory (empty for bytes that exist only in memory). */
   readonly path: string;
@@ -104,7 +112,14 @@ export class FileData {
   }
 }
 
-/** A file as sent: its bytes, how they are labelled, and its response heads built on first use. */
+/**
+ * A file as sent: its bytes, how they are labelled, and its response heads built on first use.
+ *
+ * @example
+ * ```ts
+ * const rep: Representation = representation(diskData(path, stats), 'text/plain; charset=utf-8');
+ * ```
+ */
 export interface Representation {
   readonly data: FileData;
   /** The Content-Type value. */
@@ -115,12 +130,27 @@ export interface Representation {
   head304: PreparedHead | undefined;
 }
 
-/** Picks the form to send for an Accept-Encoding header (@velox/static's files implement it). */
+/**
+ * Picks the form to send for an Accept-Encoding header (@velox/static's files implement it).
+ *
+ * @example
+ * ```ts
+ * const onlyIdentity: Negotiable = { pick: () => rep };
+ * ```
+ */
 export interface Negotiable {
   pick(acceptEncoding: string): Representation;
 }
 
-/** How answers are labelled: resolved options. */
+/**
+ * How answers are labelled: resolved options.
+ *
+ * @example
+ * ```ts
+ * const config: SendConfig = { etag: true, lastModified: true, cacheControl: cacheControlOf(0, false), acceptRanges: true,
+ *   vary: false, setHeaders: undefined, settleTime: 0, errors: coreFileErrors };
+ * ```
+ */
 export interface SendConfig {
   etag: boolean;
   lastModified: boolean;
@@ -136,36 +166,86 @@ export interface SendConfig {
   errors: FileErrorCodes;
 }
 
-/** Ranges beyond this many in one header are ignored (the whole file is sent). */
+/**
+ * Ranges beyond this many in one header are ignored (the whole file is sent).
+ *
+ * @example
+ * ```ts
+ * parseRange(`bytes=${'0-0,'.repeat(MAX_RANGES)}0-0`, 10); // 'ignore'
+ * ```
+ */
 export const MAX_RANGES = 16;
 
-/** The Cache-Control value for a max-age (ms) and immutable. */
+/**
+ * The Cache-Control value for a max-age (ms) and immutable.
+ *
+ * @example
+ * ```ts
+ * cacheControlOf(86_400_000, true); // 'public, max-age=86400, immutable'
+ * ```
+ */
 export function cacheControlOf(maxAgeMs: number, immutable: boolean): string {
   const seconds = Math.floor(Math.max(0, maxAgeMs) / 1000);
   return `public, max-age=${seconds}${immutable ? ', immutable' : ''}`;
 }
 
-/** A strong ETag for bytes. */
+/**
+ * A strong ETag for bytes.
+ *
+ * @example
+ * ```ts
+ * strongEtag(Buffer.from('hi')); // '"<sha1 in base64url>"'
+ * ```
+ */
 export function strongEtag(body: Uint8Array): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
 
-/** A weak ETag from size and mtime, for files that are streamed without being read first. */
+/**
+ * A weak ETag from size and mtime, for files that are streamed without being read first.
+ *
+ * @example
+ * ```ts
+ * weakEtag(21, 1_700_000_000_000); // 'W/"15-18bcfe56800"'
+ * ```
+ */
 export function weakEtag(size: number, mtimeMs: number): string {
   return `W/"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`;
 }
 
-/** FileData for bytes on disk, not read yet (weak ETag). */
+/**
+ * FileData for bytes on disk, not read yet (weak ETag).
+ *
+ * @example
+ * ```ts
+ * const data = diskData('/srv/a.txt', await stat('/srv/a.txt'));
+ * ```
+ */
 export function diskData(path: string, stats: Stats): FileData {
   return new FileData(path, stats.size, stats.mtimeMs, weakEtag(stats.size, stats.mtimeMs));
 }
 
-/** A representation of `data` with a content type and coding. */
+/**
+ * A representation of `data` with a content type and coding.
+ *
+ * @example
+ * ```ts
+ * const gz = representation(gzippedData, 'text/css; charset=utf-8', 'gzip');
+ * ```
+ */
 export function representation(data: FileData, type: string, coding?: string): Representation {
   return { data, type, coding, head200: undefined, head304: undefined };
 }
 
-/** True when a '/'-separated relative path has a segment starting with a dot. */
+/**
+ * True when a '/'-separated relative path has a segment starting with a dot.
+ *
+ * @example
+ * ```ts
+ * hasDotSegment('.git/config'); // true
+ * hasDotSegment('a/b.txt'); // false
+ * ```
+ */
 export function hasDotSegment(rel: string): boolean {
   return rel.charCodeAt(0) === 46 || rel.includes('/.');
 }
@@ -196,6 +276,11 @@ function head304(rep: Representation, config: SendConfig): PreparedHead {
  * picks a compressed form by Accept-Encoding; ranges always apply to the identity bytes.
  * Returns a promise when the file streams from disk. Throws (or rejects with) a VeloxError
  * for 412, 416, and a file that vanished (404) or may not be read (403).
+ *
+ * @example
+ * ```ts
+ * app.get('/a.txt', (req, res) => send(req, res, rep, undefined, config, stats));
+ * ```
  */
 export function send(
   req: Request,
