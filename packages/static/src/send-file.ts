@@ -20,6 +20,7 @@ import { fileErrors } from './errors.ts';
  * app.get('/download', (req, res) => sendFile(req, res.attachment('data.csv'), '/srv/exports/data.csv'));
  * ```
  */
-export function sendFile(req: Request, res: Response, path: string, options: SendFileOptions = {}): Promise<void> {
-  return sendWith(req, res, path, options, fileErrors);
+export function sendFile(req: Request<unknown, unknown>, res: Response, path: string, options: SendFileOptions = {}): Promise<void> {
+  // Any route's request: sendFile reads neither params nor query, so their types don't matter.
+  return sendWith(req as Request, res, path, options, fileErrors);
 }
