@@ -15,6 +15,7 @@ export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRout
 export type { Query, Headers, JsonOptions } from './request.ts';
 export type { ListenOptions, ListenCallback, CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './server.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
+export type { SendFileOptions, SendFileCallback, SetHeaders } from './send-file.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
 export type {
   Handler,

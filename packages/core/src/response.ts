@@ -19,6 +19,7 @@ import type { NodeSocket } from './node-request.ts';
 import { headersFromArgs, implicitHead, installNodeResponse, noteLength, observedSend } from './node-response.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
+import { respondWithDownload, respondWithFile, type SendFileCallback, type SendFileOptions } from './send-file.ts';
 import type { Server } from './server.ts';
 import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
 
@@ -563,6 +564,57 @@ export class Response extends LazyEmitter {
     else this.#ures.cork(() => this.#writeEnd(body, head.bytes));
     this.#afterEnd();
     return this;
+  }
+
+  /**
+   * Sends a file, as Express's `res.sendFile` does: Content-Type from its extension, ETag,
+   * Last-Modified, Cache-Control, conditional requests (304, 412) and ranges (206, several as
+   * multipart/byteranges when small, 416), streamed from disk with backpressure (HEAD gets the
+   * head only). `path` must be absolute unless `options.root` is given; then it is taken relative
+   * to the root and may not leave it (`..`, symlinks out of it: 403). Without a callback, a
+   * failure goes to the error handler (404 `VELOX_ERR_FILE_NOT_FOUND`, 403
+   * `VELOX_ERR_FILE_FORBIDDEN`, 412, 416…); with one, the callback gets it and answers. A missing
+   * or relative path without `root` is a programming error: it throws at once. The promise
+   * (you need not await it) settles once the answer is over and never rejects.
+   * @example
+   * ```ts
+   * app.get('/files/:name', (req, res) => res.sendFile(req.params.name, { root: './public', maxAge: '1h' }));
+   * app.get('/report', (req, res) =>
+   *   res.sendFile('/srv/report.pdf', (err) => {
+   *     if (err) res.status(404).send('No report today');
+   *   }),
+   * );
+   * ```
+   */
+  sendFile(path: string, callback?: SendFileCallback): Promise<void>;
+  sendFile(path: string, options: SendFileOptions | undefined, callback?: SendFileCallback): Promise<void>;
+  sendFile(path: string, options?: SendFileOptions | SendFileCallback, callback?: SendFileCallback): Promise<void> {
+    return respondWithFile(this, path, options, callback);
+  }
+
+  /**
+   * Sends a file as a download, as Express's `res.download` does: `res.sendFile` with
+   * `Content-Disposition: attachment` naming `filename` (default: the file's own name; non-ASCII
+   * names are sent as RFC 8187 `filename*` with an ASCII fallback). Without `root`, a relative
+   * path is taken from the working directory. A `content-disposition` in `options.headers` is
+   * ignored.
+   * @example
+   * ```ts
+   * app.get('/export', (req, res) => res.download('/srv/exports/2024.csv', 'données.csv'));
+   * app.get('/invoice/:id', (req, res) => res.download(`${req.params.id}.pdf`, { root: './invoices' }));
+   * ```
+   */
+  download(path: string, callback?: SendFileCallback): Promise<void>;
+  download(path: string, filename: string | null | undefined, callback?: SendFileCallback): Promise<void>;
+  download(path: string, filename: string | null | undefined, options: SendFileOptions | undefined, callback?: SendFileCallback): Promise<void>;
+  download(path: string, options: SendFileOptions, callback?: SendFileCallback): Promise<void>;
+  download(
+    path: string,
+    filename?: string | null | SendFileOptions | SendFileCallback,
+    options?: SendFileOptions | SendFileCallback,
+    callback?: SendFileCallback,
+  ): Promise<void> {
+    return respondWithDownload(this, path, filename, options, callback);
   }
 
   /**

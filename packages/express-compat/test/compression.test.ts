@@ -11,10 +11,10 @@ import { server } from './helpers.ts';
 
 const BIG = 'velox '.repeat(1000); // 6,000 bytes: over compression's 1 KB threshold
 
-/** GETs with Accept-Encoding: gzip and no automatic decompression (fetch would undo it). */
-function get(url: string, headers: Record<string, string> = { 'accept-encoding': 'gzip' }) {
+/** GETs (or HEADs) with Accept-Encoding: gzip and no automatic decompression (fetch would undo it). */
+function get(url: string, headers: Record<string, string> = { 'accept-encoding': 'gzip' }, method = 'GET') {
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-    request(url, { headers }, (res) => {
+    request(url, { headers, method }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -24,11 +24,16 @@ function get(url: string, headers: Record<string, string> = { 'accept-encoding':
   });
 }
 
+/** A temporary file holding BIG. */
+async function bigFile(): Promise<string> {
+  const file = join(await tempDir(), 'big.txt');
+  await writeFile(file, BIG);
+  return file;
+}
+
 describe('compression', () => {
-  it('gzips every way of sending: send, json, write/end, a piped stream, res.stream and sendFile', async () => {
-    const dir = await tempDir();
-    const file = join(dir, 'big.txt');
-    await writeFile(file, BIG);
+  it('gzips every way of sending: send, json, write/end, a piped stream, res.stream, res.sendFile, res.download and static sendFile', async () => {
+    const file = await bigFile();
     const app = server();
     app.use(compression());
     app.get('/send', (req, res) => res.send(BIG));
@@ -43,9 +48,10 @@ describe('compression', () => {
       createReadStream(file).pipe(res);
     });
     app.get('/stream', (req, res) => res.type('text').stream(createReadStream(file), { size: BIG.length }));
-    // @velox/static's sendFile (res.sendFile's counterpart), and a download with res.attachment().
-    app.get('/file', (req, res) => sendFile(req, res, file));
-    app.get('/download', (req, res) => sendFile(req, res.attachment('big.txt'), file));
+    // Express's res.sendFile and res.download, and @velox/static's sendFile (the same code in core).
+    app.get('/file', (req, res) => res.sendFile(file));
+    app.get('/download', (req, res) => res.download(file, 'report.txt'));
+    app.get('/static-file', (req, res) => sendFile(req, res.attachment('big.txt'), file));
     const url = await listen(app);
     for (const [path, expected] of [
       ['/send', BIG],
@@ -55,6 +61,7 @@ describe('compression', () => {
       ['/stream', BIG],
       ['/file', BIG],
       ['/download', BIG],
+      ['/static-file', BIG],
     ] as const) {
       const r = await get(`${url}${path}`);
       expect(r.status, path).toBe(200);
@@ -64,7 +71,30 @@ describe('compression', () => {
       expect(r.body.length, path).toBeLessThan(expected.length / 10);
       expect(gunzipSync(r.body).toString(), path).toBe(expected);
     }
-    expect((await get(`${url}/download`)).headers['content-disposition']).toBe('attachment; filename=big.txt');
+    const download = await get(`${url}/download`);
+    expect([download.headers['content-disposition'], download.headers['content-type']]).toEqual(['attachment; filename=report.txt', 'text/plain; charset=utf-8']);
+    expect(download.headers.etag).toMatch(/^W\//);
+    expect((await get(`${url}/static-file`)).headers['content-disposition']).toBe('attachment; filename=big.txt');
+  });
+
+  it('leaves res.sendFile answers alone where compressing would be wrong: a 206 range, a 304, a HEAD', async () => {
+    const file = await bigFile();
+    const app = server();
+    app.use(compression());
+    app.get('/file', (req, res) => res.sendFile(file));
+    const url = await listen(app);
+    const part = await get(`${url}/file`, { 'accept-encoding': 'gzip', range: 'bytes=0-4' });
+    expect([part.status, part.headers['content-encoding'], part.headers['content-range'], part.body.toString()]).toEqual([
+      206,
+      undefined,
+      `bytes 0-4/${BIG.length}`,
+      'velox',
+    ]);
+    const etag = (await get(`${url}/file`)).headers.etag as string;
+    const fresh = await get(`${url}/file`, { 'accept-encoding': 'gzip', 'if-none-match': etag });
+    expect([fresh.status, fresh.body.length]).toEqual([304, 0]);
+    const head = await get(`${url}/file`, { 'accept-encoding': 'gzip' }, 'HEAD');
+    expect([head.status, head.headers['content-length'], head.headers['content-encoding'], head.body.length]).toEqual([200, String(BIG.length), undefined, 0]);
   });
 
   it('passes small bodies, clients that do not accept gzip and Cache-Control: no-transform through as they are', async () => {
@@ -98,15 +128,7 @@ describe('compression', () => {
     app.use(compression());
     app.get('/', (req, res) => res.send(BIG));
     const url = await listen(app);
-    const head = await new Promise<{ status: number; length: number }>((resolve, reject) => {
-      request(url, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } }, (res) => {
-        let length = 0;
-        res.on('data', (c: Buffer) => (length += c.length));
-        res.on('end', () => resolve({ status: res.statusCode!, length }));
-      })
-        .on('error', reject)
-        .end();
-    });
-    expect(head).toEqual({ status: 200, length: 0 });
+    const head = await get(url, { 'accept-encoding': 'gzip' }, 'HEAD');
+    expect([head.status, head.body.length]).toEqual([200, 0]);
   });
 });

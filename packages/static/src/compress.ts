@@ -1,12 +1,20 @@
 /**
- * Content codings: choosing br or gzip from Accept-Encoding, and compressing once (off the
- * event loop, on libuv's thread pool).
+ * Content codings: which types are worth compressing, choosing br or gzip from Accept-Encoding,
+ * and compressing once (off the event loop, on libuv's thread pool).
  */
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 
 /** The codings Velox produces or serves from `.br` / `.gz` siblings. */
 export type Coding = 'br' | 'gzip';
+
+const COMPRESSIBLE = /^text\/|[+/](?:json|xml|javascript|ecmascript|x-javascript|wasm|manifest\+json)$|^image\/(?:svg\+xml|x-icon|vnd\.microsoft\.icon|bmp)$|^font\/(?:ttf|otf)$|^application\/(?:x-font-ttf|vnd\.ms-fontobject|rtf|x-sh)$/;
+
+/** Whether a content type (with or without parameters) is text-like enough to compress. */
+export function isCompressible(contentType: string): boolean {
+  const semi = contentType.indexOf(';');
+  return COMPRESSIBLE.test((semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase());
+}
 
 const brotli = promisify(brotliCompress);
 const gz = promisify(gzip);

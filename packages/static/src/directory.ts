@@ -8,6 +8,7 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { hasDotSegment, sameVersion } from '@velox/core/internal';
 import { StaticErrorCodes, staticError } from './errors.ts';
 import { type WatchEvent, type WatchHandle, watchTree } from './watcher.ts';
 
@@ -41,15 +42,6 @@ export interface DirectoryListener {
   onChange(record: FileRecord, previous: FileRecord): void;
   onDelete(previous: FileRecord): void;
   onError(err: Error): void;
-}
-
-/** True when a relative path has a segment starting with a dot. */
-export function hasDotSegment(rel: string): boolean {
-  return rel.charCodeAt(0) === 46 || rel.includes('/.');
-}
-
-function sameVersion(a: Stats, b: Stats): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
 }
 
 /** A directory's file index, with an optional watcher. */

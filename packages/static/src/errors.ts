@@ -3,6 +3,7 @@
  * `VeloxError` with its status); a bad option is thrown at start-up.
  */
 import { VeloxError } from '@velox/core';
+import type { FileErrorCodes } from '@velox/core/internal';
 
 /**
  * The error codes raised by `@velox/static`. Every code is documented in the package README.
@@ -40,6 +41,16 @@ export type StaticErrorCode = (typeof StaticErrorCodes)[keyof typeof StaticError
 export function staticError(code: StaticErrorCode, message: string, status = 500, cause?: unknown): VeloxError {
   return new VeloxError(code, message, { status, cause });
 }
+
+/** @internal The codes of file answers, for the file-sending code @velox/static shares with core. */
+export const fileErrors: FileErrorCodes = Object.freeze({
+  notFound: StaticErrorCodes.NOT_FOUND,
+  forbidden: StaticErrorCodes.FORBIDDEN,
+  preconditionFailed: StaticErrorCodes.PRECONDITION_FAILED,
+  rangeNotSatisfiable: StaticErrorCodes.RANGE_NOT_SATISFIABLE,
+  busy: StaticErrorCodes.BUSY,
+  invalidOption: StaticErrorCodes.INVALID_OPTION,
+});
 
 /** @internal A programmer error, thrown at start-up. */
 export function invalidOption(message: string): VeloxError {

@@ -6,25 +6,25 @@
  */
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import type { Mountable, Request, Response, Server } from '@velox/core';
-import { ByteLru, type Cached } from './cache.ts';
-import { acceptedCodings, type Coding, compress } from './compress.ts';
-import { Directory, type DotfilesPolicy, type FileRecord, hasDotSegment, type SymlinkPolicy } from './directory.ts';
-import { invalidOption, StaticErrorCodes, staticError } from './errors.ts';
-import { contentTypeOf, isCompressible } from './mime.ts';
-import { readSettled } from './read.ts';
+import type { Mountable, Request, Response, Server, SetHeaders } from '@velox/core';
 import {
   cacheControlOf,
   diskData,
-  type FileData,
+  FileData,
+  fileType,
+  hasDotSegment,
   type Negotiable,
   type Representation,
+  readSettled,
   representation,
   type SendConfig,
-  type SetHeaders,
   send,
   strongEtag,
-} from './send.ts';
+} from '@velox/core/internal';
+import { ByteLru, type Cached } from './cache.ts';
+import { acceptedCodings, type Coding, compress, isCompressible } from './compress.ts';
+import { Directory, type DotfilesPolicy, type FileRecord, type SymlinkPolicy } from './directory.ts';
+import { fileErrors, invalidOption, StaticErrorCodes, staticError } from './errors.ts';
 
 /** Options of {@link serveStatic}. */
 export interface ServeStaticOptions {
@@ -89,27 +89,14 @@ const enum Kind {
 }
 
 /** Bytes in memory, in the LRU list. */
-class CachedData implements FileData, Cached {
-  readonly path: string;
-  readonly size: number;
-  readonly mtimeMs: number;
-  etag: string;
-  readonly lastModified: string;
-  body: Buffer | undefined;
-  chunk: ArrayBuffer | undefined;
+class CachedData extends FileData implements Cached {
   bytes: number;
   lruPrev: Cached | null = null;
   lruNext: Cached | null = null;
   inLru = false;
 
   constructor(path: string, body: Buffer, mtimeMs: number, etag: string) {
-    this.path = path;
-    this.size = body.length;
-    this.mtimeMs = mtimeMs;
-    this.etag = etag;
-    this.lastModified = new Date(mtimeMs).toUTCString();
-    this.body = body;
-    this.chunk = body.buffer as ArrayBuffer;
+    super(path, body.length, mtimeMs, etag, body);
     this.bytes = body.length;
   }
 
@@ -146,7 +133,7 @@ class Entry implements Negotiable {
   constructor(owner: StaticFiles, record: FileRecord) {
     this.#owner = owner;
     this.record = record;
-    this.type = contentTypeOf(record.rel);
+    this.type = fileType(record.rel);
     const size = record.stats.size;
     this.cachable = size <= owner.maxFileSize;
     this.compressible = owner.compressThreshold >= 0 && this.cachable && size > owner.compressThreshold && isCompressible(this.type);
@@ -218,7 +205,7 @@ class Entry implements Negotiable {
 }
 
 /** Placeholder data for a compressed form being made (never sent: its chunk is undefined). */
-const EMPTY: FileData = { path: '', size: 0, mtimeMs: 0, etag: '', lastModified: '', body: undefined, chunk: undefined };
+const EMPTY = new FileData('', 0, 0, '');
 
 /** The mounted directory. */
 class StaticFiles implements ServeStatic {
@@ -253,6 +240,7 @@ class StaticFiles implements ServeStatic {
       vary: this.precompressed || this.compressThreshold >= 0,
       setHeaders: options.setHeaders,
       settleTime: o.settleTime,
+      errors: fileErrors,
     };
     const index = options.index ?? 'index.html';
     this.#indexNames = index === false ? [] : ([] as string[]).concat(index);
@@ -336,7 +324,7 @@ class StaticFiles implements ServeStatic {
   }
 
   async #read(entry: Entry): Promise<void> {
-    const read = await readSettled(entry.record.path, this.#config.settleTime, this.maxFileSize);
+    const read = await readSettled(entry.record.path, this.#config.settleTime, this.maxFileSize, fileErrors);
     if (read === undefined) {
       // It grew past maxFileSize: stream it (the watcher's event will describe it anew).
       entry.cachable = false;

@@ -88,6 +88,14 @@ describe('serveStatic ranges', () => {
     expect(JSON.parse(r.body.toString()).code).toBe(StaticErrorCodes.RANGE_NOT_SATISFIABLE);
   });
 
+  it('answers 416 for a file streamed from disk too (not the whole file)', async () => {
+    const { port } = await setup({ cache: false });
+    const r = await rawGet(port, '/assets/big.bin', 'Range: bytes=100000-\r\n');
+    expect(r.status).toBe(416);
+    expect(r.headers['content-range']).toBe('bytes */100000');
+    expect(JSON.parse(r.body.toString()).code).toBe(StaticErrorCodes.RANGE_NOT_SATISFIABLE);
+  });
+
   it('ignores a malformed Range and sends the whole file', async () => {
     const { port } = await setup();
     for (const header of ['bytes=abc', 'bytes=5-2', 'lines=1-2', 'bytes=1-2-3', `bytes=${'9'.repeat(40)}-`]) {

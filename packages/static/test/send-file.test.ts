@@ -57,6 +57,22 @@ describe('sendFile', () => {
     }
   });
 
+  it('refuses a .. segment in an absolute path with 403, and sets its headers option on the file answer only', async () => {
+    const { url, root } = await setup();
+    const app = server();
+    app.get('/up', (req, res) => sendFile(req, res, `${root}/../secret.txt`));
+    app.get('/headers/:name', (req, res) => sendFile(req, res, req.params.name, { root, headers: { 'x-file': 'yes' } }));
+    const { port } = await app.listen(0, '127.0.0.1');
+    const other = `http://127.0.0.1:${port}`;
+    const up = await get(`${other}/up`);
+    expect([up.status, JSON.parse(up.text).code]).toEqual([403, StaticErrorCodes.FORBIDDEN]);
+    expect(up.text).not.toContain('TOP SECRET');
+    expect((await get(`${other}/headers/report.txt`)).headers.get('x-file')).toBe('yes');
+    const missing = await get(`${other}/headers/missing.txt`);
+    expect([missing.status, missing.headers.get('x-file')]).toEqual([404, null]);
+    expect((await get(`${url}/by-root/report.txt`)).status).toBe(200);
+  });
+
   it('answers a relative path without root with a 500 (a programmer error), not a file', async () => {
     const { url } = await setup();
     const r = await get(`${url}/relative`);

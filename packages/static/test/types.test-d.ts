@@ -1,4 +1,4 @@
-import type { Mountable, Request, Response, Server, TypedMiddleware } from '@velox/core';
+import { type Mountable, type Request, type Response, Server, type TypedMiddleware } from '@velox/core';
 import { describe, expectTypeOf, it } from 'vitest';
 import { LiveDirectory, type LiveFile, type ServeStatic, sendFile, serveStatic } from '../src/index.ts';
 
@@ -24,7 +24,8 @@ describe('types', () => {
   });
 
   it('sendFile takes a request, a response and a path', () => {
-    expectTypeOf(sendFile).parameters.toMatchTypeOf<[Request, Response, string, ...unknown[]]>();
+    expectTypeOf<Parameters<typeof sendFile>>().toMatchTypeOf<[Request<unknown, unknown>, Response, string, ...unknown[]]>();
+    expectTypeOf<Request>().toMatchTypeOf<Parameters<typeof sendFile>[0]>();
     expectTypeOf(sendFile).returns.toEqualTypeOf<Promise<void>>();
   });
 
@@ -40,5 +41,16 @@ describe('types', () => {
       return sendFile(req, res, req.params.file, { root });
     });
     app.get('/plain/:file', (req, res) => sendFile(req, res, req.params.file, { root }));
+  });
+});
+
+describe('sendFile from a route whose params a schema converted', () => {
+  it('accepts a request with non-string params and query', () => {
+    const app = new Server();
+    const toNumber = ((req, res, next) => next()) as TypedMiddleware<{ params: { id: number }; query: { page: number } }>;
+    app.get('/files/:id', toNumber, (req, res) => {
+      expectTypeOf(req.params.id).toEqualTypeOf<number>();
+      return sendFile(req, res, `${req.params.id}.txt`, { root: '/srv' });
+    });
   });
 });
