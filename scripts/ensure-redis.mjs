@@ -1,26 +1,12 @@
 // Vitest global setup shared by every package (vitest.shared.ts): the tests that need Redis use
 // the one at 127.0.0.1:6379, which the machine runs before CI. When it is down, it is started
-// here, with the command the machine uses, rather than skipping those tests.
+// here, with the command the machine uses, rather than skipping those tests. (Vitest loads this
+// file through its own module runner, so it can import the TypeScript of @velox/test-utils.)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { connect } from 'node:net';
+import { pings } from '../packages/test-utils/src/redis.ts';
 
 const PORT = 6379;
-
-/** Resolves true when something at 127.0.0.1:port answers PING with PONG. */
-export function pings(port = PORT, timeoutMs = 1000) {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.on('error', () => done(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (d) => done(d.toString().startsWith('+PONG')));
-  });
-}
 
 /** Starts the shared Redis when it does not answer; throws when it cannot be started. */
 export async function ensureRedis() {

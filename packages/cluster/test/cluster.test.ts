@@ -3,20 +3,15 @@
  * which forks the workers; the tests talk to them over 127.0.0.1 and signal processes by PID.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server as NetServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server } from '@velox/core';
+import { alive, childrenOf, commandLine, freePort, killLater, later, processesWithEnv, run, tempDir, until } from '@velox/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClusterErrorCodes, cluster } from '../src/index.ts';
-import { alive, processesWithEnv, run, until, workersOf } from './processes.ts';
 
-const PRIMARY = 'test/fixtures/primary.ts';
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const PRIMARY = new URL('./fixtures/primary.ts', import.meta.url);
 
 /** Starts the primary and waits for `CLUSTER <port> <pids>`. */
 async function startCluster(env: Record<string, string> = {}) {
@@ -24,10 +19,13 @@ async function startCluster(env: Record<string, string> = {}) {
   const match = await primary.waitFor(/CLUSTER (\d+) ([\d,]+)/, 30_000);
   const port = Number(match[1]);
   const pids = match[2]!.split(',').map(Number);
-  cleanups.push(() => {
-    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
-  });
+  killLater(pids);
   return { primary, port, pids, url: `http://127.0.0.1:${port}` };
+}
+
+/** The worker processes (children running the cluster's worker program) of `pid`. */
+function workersOf(pid: number): number[] {
+  return childrenOf(pid).filter((child) => commandLine(child)?.some((arg) => /[/\\]worker\.(ts|js)$/.test(arg)));
 }
 
 /** GET on a new connection each time (so the kernel picks a worker anew). */
@@ -41,14 +39,6 @@ async function pidsAnswering(url: string, want: number[]): Promise<Set<number>> 
   const seen = new Set<number>();
   for (let i = 0; i < 300 && !want.every((pid) => seen.has(pid)); i++) seen.add(Number(await get(`${url}/pid`)));
   return seen;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((r) => probe.close(r));
-  return port;
 }
 
 describe('cluster()', () => {
@@ -73,7 +63,7 @@ describe('cluster()', () => {
     expect(workersOf(primary.pid).sort()).toEqual([survivor, replacement].sort());
     const seen = await pidsAnswering(url, [survivor, replacement]);
     expect([...seen].sort()).toEqual([survivor, replacement].sort());
-    cleanups.push(() => alive(replacement) && process.kill(replacement, 'SIGKILL'));
+    killLater([replacement]);
   });
 
   it('drains a worker sent SIGTERM by its PID (its in-flight request finishes), then replaces it', async () => {
@@ -84,7 +74,7 @@ describe('cluster()', () => {
     expect(await answer).toEqual({ status: 200, body: `slept in ${busy}` });
     await primary.waitFor(new RegExp(`worker 1 \\(pid ${busy}\\) exited \\(code 0\\); starting a new one`));
     const replacement = Number((await primary.waitFor(/worker 1 \(pid (\d+)\) listening again/))[1]);
-    cleanups.push(() => alive(replacement) && process.kill(replacement, 'SIGKILL'));
+    killLater([replacement]);
     expect(await get(`${url}/pid`)).toBe(String(replacement));
   });
 
@@ -94,13 +84,12 @@ describe('cluster()', () => {
     await primary.waitFor(/Uncaught exception:[\s\S]*worker crash/);
     await primary.waitFor(/worker 1 \(pid \d+\) exited \(code 1\); starting a new one in 100 ms/);
     const replacement = Number((await primary.waitFor(/worker 1 \(pid (\d+)\) listening again/))[1]);
-    cleanups.push(() => alive(replacement) && process.kill(replacement, 'SIGKILL'));
+    killLater([replacement]);
     expect(await get(`${url}/pid`)).toBe(String(replacement));
   });
 
   it('backs off between restarts when a worker keeps crashing, and recovers once it can start', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'velox-cluster-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const dir = await tempDir('velox-cluster-');
     const marker = join(dir, 'crash');
     const { primary, url, pids } = await startCluster({ WORKERS: '1', CRASH_ON_START: marker });
     await writeFile(marker, '');
@@ -109,7 +98,7 @@ describe('cluster()', () => {
     await primary.waitFor(/failed to start again: .*; starting a new one in 400 ms/);
     await rm(marker);
     const replacement = Number((await primary.waitFor(/worker 1 \(pid (\d+)\) listening again/))[1]);
-    cleanups.push(() => alive(replacement) && process.kill(replacement, 'SIGKILL'));
+    killLater([replacement]);
     expect(await get(`${url}/pid`)).toBe(String(replacement));
   });
 
@@ -184,7 +173,7 @@ describe('cluster() refuses to start', () => {
     const port = await freePort();
     const other = new Server({ logger: false }).get('/pid', (req, res) => res.send('other'));
     await other.listen(port, '127.0.0.1', { reusePort: true });
-    cleanups.push(() => other.close());
+    later(() => other.close());
     const primary = run(PRIMARY, { PORT: String(port) });
     await primary.waitFor(/FAILED/);
     expect(primary.stdout()).toContain(`FAILED ${ClusterErrorCodes.LISTEN_FAILED}`);

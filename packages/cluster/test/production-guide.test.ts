@@ -1,69 +1,31 @@
 /**
- * docs/production.md quotes every file of docs/examples/production/ as it is, and the TypeScript
- * examples run: each is started in a process of its own on a free port, asked what the guide says
- * it answers, and stopped with SIGTERM. (`pnpm --filter @velox/cluster typecheck` type-checks
- * them.) The config files for systemd, pm2, Docker and nginx cannot run here; they are checked
- * against the guide's text, and pm2's is loaded.
+ * The TypeScript examples of docs/production.md (docs/examples/production/) run: each is started
+ * in a process of its own on a free port, asked what the guide says it answers, and stopped with
+ * SIGTERM. (`pnpm --filter @velox/cluster typecheck` type-checks them; that the guide quotes each
+ * file as it is, the config files for systemd, pm2, Docker and nginx included, is checked by
+ * scripts/docs-examples.mjs.) pm2's config is loaded.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:https';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, killLater, later, processesWithEnv, run, until } from '@velox/test-utils';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { processesWithEnv, until } from './processes.ts';
 
 const dir = fileURLToPath(new URL('../../../docs/examples/production/', import.meta.url));
-const guide = fileURLToPath(new URL('../../../docs/production.md', import.meta.url));
-const started: Array<{ kill: () => void }> = [];
-afterEach(() => {
-  for (const proc of started.splice(0)) proc.kill();
-});
-
-/** The guide's fenced code blocks, each with the example file its marker names (if any). */
-async function blocks(): Promise<Array<{ file: string | undefined; code: string }>> {
-  const text = await readFile(guide, 'utf8');
-  const out: Array<{ file: string | undefined; code: string }> = [];
-  const fence = /(?:<!-- example: ([^\s]+) -->\n)?```[a-z]*\n([\s\S]*?)```/g;
-  for (let m = fence.exec(text); m; m = fence.exec(text)) out.push({ file: m[1], code: m[2]! });
-  return out;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((r) => probe.close(r));
-  return port;
-}
 
 /** Runs an example with node and the tsx loader, from its folder (tsx reads the folder's tsconfig paths). */
 function runExample(file: string, env: Record<string, string>) {
   const token = randomUUID();
-  const proc = spawn(process.execPath, ['--import', 'tsx', file], {
-    cwd: dir,
-    env: { ...process.env, ...env, GUIDE_TEST_RUN: token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout.on('data', (d) => {
-    out += d;
-  });
-  proc.stderr.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  started.push({
-    kill: () => {
-      for (const pid of processesWithEnv('GUIDE_TEST_RUN', token)) process.kill(pid, 'SIGKILL');
-    },
-  });
-  return { proc, exited, token, output: () => out, waitFor: (text: string) => until(() => out.includes(text), `"${text}" in: ${out}`, 30_000) };
+  const example = run(join(dir, file), { ...env, GUIDE_TEST_RUN: token }, { cwd: dir });
+  killLater(() => processesWithEnv('GUIDE_TEST_RUN', token));
+  const exited = example.exited.then(({ code }) => code);
+  return { proc: example.proc, exited, token, output: example.output, waitFor: (text: string) => until(() => example.output().includes(text), `"${text}" in: ${example.output()}`, 30_000) };
 }
 
 describe('docs/production.md', () => {
@@ -98,7 +60,7 @@ describe('docs/production.md', () => {
   it('shared-app.ts in a cluster of 2: a session and a WebSocket publish cross workers through Redis', async () => {
     const prefix = `velox-guide-${randomUUID()}:`;
     // The sessions this test leaves in the shared Redis (its own prefix only; never a flush).
-    started.push({ kill: () => execFileSync('sh', ['-c', `redis-cli -h 127.0.0.1 --scan --pattern '${prefix}*' | xargs -r redis-cli -h 127.0.0.1 del`], { stdio: 'ignore' }) });
+    later(() => execFileSync('sh', ['-c', `redis-cli -h 127.0.0.1 --scan --pattern '${prefix}*' | xargs -r redis-cli -h 127.0.0.1 del`], { stdio: 'ignore' }));
     const port = await freePort();
     const primary = runExample('cluster.ts', { PORT: String(port), WORKERS: '2', APP: './shared-app.ts', SESSION_SECRET: 'a-test-secret-for-the-production-guide-0123456789', REDIS_PREFIX: prefix });
     await primary.waitFor(`2 workers listening on port ${port}`);

@@ -7,38 +7,16 @@
  * shows up there as uWS's warning. A last test counts the cork() calls themselves, to show the
  * skip really happens.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { raw, server, sleep, start } from './helpers.ts';
+import { raw, runServer, sleep, start } from '@velox/test-utils';
+import { describe, expect, it } from 'vitest';
+import { server } from './helpers.ts';
 
 const WARNING = 'must be made from within a corked callback';
 const cwd = fileURLToPath(new URL('..', import.meta.url));
-const children: ChildProcess[] = [];
 
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-});
-
-/** Starts `script` (an ES module) in a child; resolves with its port and a reader of its stderr. */
-async function child(script: string): Promise<{ port: number; stderr: () => string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(proc);
-  let stderr = '';
-  proc.stderr!.on('data', (d) => {
-    stderr += d;
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const m = /PORT (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    proc.once('exit', (code) => reject(new Error(`child exited (${code}): ${stderr}`)));
-  });
-  return { port, stderr: () => stderr };
-}
+/** Starts `script` (an ES module) in a child; resolves once it prints its port. */
+const child = (script: string) => runServer({ script }, {}, { cwd });
 
 const entry = JSON.stringify(fileURLToPath(new URL('../src/index.ts', import.meta.url)));
 

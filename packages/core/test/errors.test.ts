@@ -1,18 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { describeErrorCodes } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, VeloxError } from '../src/index.ts';
 
-describe('ErrorCodes', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-
-  it('documents every code in the README', () => {
-    for (const code of Object.values(ErrorCodes)) expect(readme).toContain(`\`${code}\``);
-  });
-
-  it('prefixes every code with VELOX_ERR_', () => {
-    for (const code of Object.values(ErrorCodes)) expect(code).toMatch(/^VELOX_ERR_[A-Z_]+$/);
-  });
-});
+describeErrorCodes('ErrorCodes', ErrorCodes, { readme: new URL('../README.md', import.meta.url), prefix: 'VELOX_ERR_' });
 
 describe('VeloxError', () => {
   it('exposes client errors and hides server errors by default', () => {

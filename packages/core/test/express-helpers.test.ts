@@ -1,6 +1,7 @@
+import { parseResponses, raw, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '../src/index.ts';
-import { parseResponses, raw, server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('req.is / req.accepts*', () => {
   it('matches the Content-Type, and is null without a body', async () => {

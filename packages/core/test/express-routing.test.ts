@@ -1,6 +1,7 @@
+import { start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import type { ErrorMiddleware } from '../src/index.ts';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('use(prefix, mw): mount points as in Express', () => {
   it('shows the prefixed middleware req.url and req.path relative to the prefix, and restores them after next()', async () => {

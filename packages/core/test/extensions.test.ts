@@ -1,8 +1,9 @@
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
+import { parseResponses, raw, sleep, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, type Request, type Response, Server, VeloxError } from '../src/index.ts';
-import { parseResponses, raw, server, sleep, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 declare module '../src/index.ts' {
   interface Request {

@@ -6,9 +6,9 @@
 //
 // Every case waits for the idle timeout, so all of them are sent at once, before the tests, and
 // each test then checks its own case's outcome.
+import { parseResponses, raw } from '@velox/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Server } from '../src/index.ts';
-import { parseResponses, raw } from './helpers.ts';
 
 /** Each case asks for a path of its own, so a route that ran for it would show in `ran`. */
 const UNANSWERED: Array<[name: string, request: (path: string) => string]> = [

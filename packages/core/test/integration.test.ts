@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { start, tempDir } from '@velox/test-utils';
 import cors from 'cors';
 import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Middleware } from '../src/index.ts';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('Express middlewares', () => {
   it('runs cors unmodified, including preflight on a path with no OPTIONS route', async () => {
@@ -43,7 +43,7 @@ describe('Express middlewares', () => {
 
 describe('TLS', () => {
   it('serves HTTPS from PEM text and from files, with a passphrase and DH parameters', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'velox-cert-'));
+    const dir = await tempDir('velox-cert-');
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
     execFileSync('openssl', [

@@ -1,7 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server as NetServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, tempDir } from '@velox/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, type ListenInfo, type Server } from '../src/index.ts';
 import { server } from './helpers.ts';
@@ -17,15 +17,6 @@ async function netHolder(): Promise<number> {
   netServers.push(holder);
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   return (holder.address() as { port: number }).port;
-}
-
-/** A port that was free a moment ago (a shared port must be a fixed one: port 0 is never shared). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((r) => probe.close(r));
-  return port;
 }
 
 /** Asks on a new connection each time which server answers `/`. */
@@ -178,15 +169,7 @@ describe('listen() arguments', () => {
 });
 
 describe('listen() on a Unix socket path', () => {
-  const dirs: string[] = [];
-  afterEach(async () => {
-    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-  });
-  const dir = async () => {
-    const d = await mkdtemp(join(tmpdir(), 'velox-listen-'));
-    dirs.push(d);
-    return d;
-  };
+  const dir = () => tempDir('velox-listen-');
 
   it('rejects a path another server accepts on, instead of taking it over', async () => {
     const path = join(await dir(), 'app.sock');

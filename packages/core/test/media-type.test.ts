@@ -1,9 +1,10 @@
 // req.json() parses only a JSON media type. A browser sends `text/plain`,
 // `application/x-www-form-urlencoded` and `multipart/form-data` cross-site without a CORS
 // preflight, so a JSON route that parsed those would take a forged form post.
+import { parseResponses, raw, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, isJsonType } from '../src/index.ts';
-import { parseResponses, raw, server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 async function jsonApp(options?: { anyType: boolean }) {
   const app = server();

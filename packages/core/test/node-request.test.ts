@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
+import { raw, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import type { Request } from '../src/index.ts';
-import { raw, server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 /** Reads a request body the way raw-body does: data/end/error listeners on `req` itself. */
 function readLikeRawBody(req: Request): Promise<Buffer> {

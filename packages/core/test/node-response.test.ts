@@ -1,8 +1,9 @@
 import { OutgoingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type Middleware, PreparedHead, type Response } from '../src/index.ts';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 /** What on-headers does: wraps res.writeHead on the instance and runs a listener once, first. */
 function onHeaders(res: Response, listener: (this: Response) => void): void {

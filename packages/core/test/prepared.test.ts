@@ -1,6 +1,7 @@
+import { raw, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, PreparedHead, type VeloxError } from '../src/index.ts';
-import { raw, server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const head = new PreparedHead(200, { 'Content-Type': 'text/css; charset=utf-8', etag: '"v1"', 'x-many': ['a', 'b'] });
 

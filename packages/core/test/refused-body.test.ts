@@ -1,6 +1,6 @@
-import { connect, type Socket } from 'node:net';
+import { parseResponses, rawConnection, start, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { parseResponses, server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const MB = 1024 * 1024;
 
@@ -32,30 +32,6 @@ async function tally(url: string, tries: number, body: () => Uint8Array | Readab
     seen[key] = (seen[key] ?? 0) + 1;
   }
   return seen;
-}
-
-/** A raw connection that collects what the server sends and notes when it closes. */
-function rawClient(port: number): Promise<{ socket: Socket; text: () => string; closed: Promise<void> }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (d) => {
-      text += d.toString('latin1');
-    });
-    const closed = new Promise<void>((done) => socket.on('close', () => done()));
-    socket.on('error', () => {}); // a reset shows as 'close'
-    socket.once('connect', () => resolve({ socket, text: () => text, closed }));
-    socket.once('error', reject);
-  });
-}
-
-/** Resolves once `check()` is true, polling every 20 ms. */
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const chunk = (bytes: number) => `${bytes.toString(16)}\r\n${'x'.repeat(bytes)}\r\n`;
@@ -95,7 +71,7 @@ describe('refusing a body (413)', () => {
     const app = server({ maxBodyLength: 1000 });
     app.post('/json', async (req, res) => res.json(await req.json()));
     const { port } = await start(app);
-    const client = await rawClient(port);
+    const client = await rawConnection(port);
     const length = 2 * MB;
     client.socket.write(`POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"a":`);
     // The whole answer (framed by Content-Length) comes before the rest of the body is sent.
@@ -117,7 +93,7 @@ describe('refusing a body (413)', () => {
     const app = server({ maxBodyLength: 1000 });
     app.post('/text', async (req, res) => res.send(await req.text()));
     const { port } = await start(app);
-    const client = await rawClient(port);
+    const client = await rawConnection(port);
     client.socket.write(`POST /text HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${chunk(4000)}`);
     // The head and the body arrive at once; the end of the chunked answer is held back.
     await until(() => client.text().includes('VELOX_ERR_BODY_TOO_LARGE'), 'the 413 head and body');
@@ -134,7 +110,7 @@ describe('refusing a body (413)', () => {
     const app = server({ maxBodyLength: 1000 });
     app.post('/text', async (req, res) => res.send(await req.text()));
     const { port } = await start(app);
-    const client = await rawClient(port);
+    const client = await rawConnection(port);
     client.socket.write(`POST /text HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${chunk(4000)}`);
     // A client that stops writing once an answer arrives (curl does) gets its end after a quiet spell.
     await until(() => client.text().endsWith('\r\n0\r\n\r\n'), 'the end of the answer');
@@ -147,7 +123,7 @@ describe('refusing a body (413)', () => {
     const app = server({ maxBodyLength: 1000 });
     app.post('/text', async (req, res) => res.send(await req.text()));
     const { port } = await start(app);
-    const client = await rawClient(port);
+    const client = await rawConnection(port);
     client.socket.write('POST /text HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
     let sentAfterAnswer = 0;
     const piece = chunk(16 * 1024);
@@ -175,7 +151,7 @@ describe('refusing a body (413)', () => {
     const app = server({ maxBodyLength: 1000 });
     app.post('/text', async (req, res) => res.send(await req.text()));
     const { port } = await start(app);
-    const client = await rawClient(port);
+    const client = await rawConnection(port);
     const length = 512 * 1024;
     client.socket.write(`POST /text HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${length}\r\n\r\n`);
     client.socket.write(Buffer.alloc(length, 0x61));
@@ -189,7 +165,7 @@ describe('refusing a body (413)', () => {
     const app = server({ maxBodyLength: 1000 });
     app.post('/text', async (req, res) => res.send(await req.text()));
     const { port } = await start(app);
-    const client = await rawClient(port);
+    const client = await rawConnection(port);
     client.socket.write(`POST /text HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${chunk(4000)}`);
     await until(() => client.text().includes('VELOX_ERR_BODY_TOO_LARGE'), 'the 413');
     await new Promise((r) => setTimeout(r, 100));
@@ -213,7 +189,7 @@ describe('Server.close during a chunked response', () => {
       res.end('part two');
     });
     const { port } = await start(app);
-    const client = await rawClient(port);
+    const client = await rawConnection(port);
     client.socket.write('GET /chunked HTTP/1.1\r\nHost: x\r\n\r\n');
     await until(() => client.text().includes('part one;'), 'the first chunk');
     const closing = app.close({ timeout: 5000 });

@@ -4,8 +4,9 @@
 // buffered without bound, and the server keeps answering everyone else meanwhile. This file is
 // apart from the others because the first test waits for that timeout.
 import { connect } from 'node:net';
+import { start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 /** Opens a connection, writes `first`, and resolves with what came back once the server closed it. */
 function untilClosed(port: number, first: string, flood = false): Promise<{ text: string; ms: number }> {

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { parseResponses, raw, sleep, start } from '@velox/test-utils';
 import { sign } from 'cookie-signature';
 import { describe, expect, it } from 'vitest';
-import { parseResponses, raw, server, sleep, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('Request', () => {
   it('exposes method, url, path, query, params and headers', async () => {

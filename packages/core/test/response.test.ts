@@ -1,7 +1,8 @@
 import * as net from 'node:net';
 import { Readable } from 'node:stream';
+import { raw, sleep, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { raw, server, sleep, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('Response', () => {
   it('sets status and headers, reads and removes them', async () => {

@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { raw, sleep, start, tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type Plugin, Server, VeloxError } from '../src/index.ts';
-import { raw, server, sleep, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('Server routes', () => {
   it('answers each method on its own route', async () => {
@@ -249,7 +248,7 @@ describe('Server listen and close', () => {
   it('listens on a Unix socket', async () => {
     const app = server();
     app.get('/', (req, res) => res.send('over unix'));
-    const path = join(mkdtempSync(join(tmpdir(), 'velox-')), 's.sock');
+    const path = join(await tempDir('velox-'), 's.sock');
     const info = await app.listen(path);
     expect(info.host).toBe(path);
     const body = await new Promise<string>((resolve, reject) => {

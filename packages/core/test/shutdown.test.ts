@@ -2,11 +2,11 @@
  * closeOnSignals(): each test runs tests/fixtures/shutdown-server.ts in a process of its own and
  * signals that process by its PID.
  */
+import { accepts, run, runServer, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, Server } from '../src/index.ts';
-import { accepts, run, runServer, until } from './processes.ts';
 
-const FIXTURE = 'test/fixtures/shutdown-server.ts';
+const FIXTURE = new URL('./fixtures/shutdown-server.ts', import.meta.url);
 
 /** Starts a request and resolves once the server has it in flight, with the answer to come. */
 async function inflight(server: Awaited<ReturnType<typeof runServer>>, ms: number) {
@@ -174,7 +174,7 @@ describe('closeOnSignals() options', () => {
 describe('listen() in the Express form, unawaited', () => {
   it('stops the process with VELOX_ERR_LISTEN_FAILED when the port is in use, and never calls the callback', async () => {
     const holder = await runServer(FIXTURE);
-    const second = run('test/fixtures/express-listen.ts', { PORT: String(holder.port) });
+    const second = run(new URL('./fixtures/express-listen.ts', import.meta.url), { PORT: String(holder.port) });
     expect(await second.exited).toMatchObject({ code: 1 });
     expect(second.stderr()).toContain(ErrorCodes.LISTEN_FAILED);
     expect(second.stderr()).toContain('already in use');
@@ -182,7 +182,7 @@ describe('listen() in the Express form, unawaited', () => {
   });
 
   it('calls the callback with the port it listens on', async () => {
-    const server = run('test/fixtures/express-listen.ts', { PORT: '0' });
+    const server = run(new URL('./fixtures/express-listen.ts', import.meta.url), { PORT: '0' });
     const port = Number((await server.waitFor(/LISTENING (\d+)/))[1]);
     expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('express form');
     process.kill(server.pid, 'SIGTERM');

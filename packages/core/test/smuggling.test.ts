@@ -11,9 +11,9 @@
 // - it accepts them and frames the body its own way (two Content-Length values: the first; any
 //   Transfer-Encoding: chunked). Velox catches these when the body is read, or when the handler
 //   goes async, and answers 400 VELOX_ERR_BAD_FRAMING with Connection: close.
+import { parseResponses, raw } from '@velox/test-utils';
 import { describe, it } from 'vitest';
 import { ErrorCodes, Server } from '../src/index.ts';
-import { parseResponses, raw } from './helpers.ts';
 
 const SMUGGLED = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
 

@@ -1,9 +1,10 @@
 // One default for server routes and routers: `/users` and `/users/` are the same path unless
 // `strict` is set (Express's default too). Core registers each route's twin natively on uWS, so
 // both spellings cost what the exact one does.
+import { parseResponses, raw, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, type Handler, type RouteDefinition } from '../src/index.ts';
-import { parseResponses, raw, server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const body = (r: Response) => r.text();
 const send =

@@ -1,55 +1,10 @@
 import { connect } from 'node:net';
+import { attempt, connect as open, received, start, until } from '@velox/test-utils';
 import type { WebSocket as UwsSocket } from 'uWebSockets.js';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ErrorCodes, type Server } from '../src/index.ts';
-import { server, start } from './helpers.ts';
-
-/** Opens a client socket; resolves once it is open. */
-function open(url: string): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.on('open', () => resolve(ws));
-    ws.on('error', reject);
-    ws.on('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-  });
-}
-
-/** The close code and reason a client sees. */
-function closed(ws: WebSocket): Promise<{ code: number; reason: string }> {
-  return new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-}
-
-/** Resolves with the HTTP status of a refused upgrade (or 101 when it opened) and its body. */
-function attempt(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.on('open', () => {
-      ws.close();
-      resolve({ status: 101, body: '' });
-    });
-    ws.on('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    ws.on('error', (err) => (err.message.includes('Unexpected server response') ? undefined : reject(err)));
-  });
-}
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-function received(ws: WebSocket): Array<{ data: string; binary: boolean }> {
-  const list: Array<{ data: string; binary: boolean }> = [];
-  ws.on('message', (data, binary) => list.push({ data: String(data), binary }));
-  return list;
-}
+import { server } from './helpers.ts';
 
 describe('ws() upgrades', () => {
   it('upgrades at once when upgrade() returns the data synchronously', async () => {
@@ -131,7 +86,7 @@ describe('close() with WebSockets', () => {
     app.addHook('onClose', () => void order.push('onClose'));
     const { port } = await start(app);
     const clients = await Promise.all([open(`ws://127.0.0.1:${port}/a`), open(`ws://127.0.0.1:${port}/b`)]);
-    const codes = clients.map(closed);
+    const codes = clients.map((c) => c.closedWith);
     await app.close();
     expect(order).toEqual(['a 1001', 'b 1001', 'a done', 'onClose']);
     expect(await Promise.all(codes)).toEqual([
@@ -145,7 +100,7 @@ describe('close() with WebSockets', () => {
     app.ws('/stuck', { close: () => new Promise<void>(() => {}) });
     const { port } = await start(app);
     const ws = await open(`ws://127.0.0.1:${port}/stuck`);
-    const code = closed(ws);
+    const code = ws.closedWith;
     const started = Date.now();
     await app.close({ timeout: 200 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);

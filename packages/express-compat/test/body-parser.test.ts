@@ -1,12 +1,13 @@
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { listen } from '@velox/test-utils';
 import { validate } from '@velox/validate';
 import bodyParser from 'body-parser';
 import express from 'express';
 import express4 from 'express4';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const post = (url: string, type: string | undefined, body: RequestInit['body'], headers: Record<string, string> = {}) =>
   fetch(url, { method: 'POST', headers: type ? { 'content-type': type, ...headers } : headers, body });
@@ -16,7 +17,7 @@ describe('body-parser 2 (json, urlencoded, text, raw)', () => {
     const app = server();
     app.use(bodyParser.json());
     app.post('/', (req, res) => res.json({ body: req.body ?? 'undefined' }));
-    const url = await start(app);
+    const url = await listen(app);
     expect(await (await post(url, 'application/json', '{"a":[1,"b"]}')).json()).toEqual({ body: { a: [1, 'b'] } });
     expect(await (await post(url, 'text/plain', '{"a":1}')).json()).toEqual({ body: 'undefined' });
   });
@@ -25,7 +26,7 @@ describe('body-parser 2 (json, urlencoded, text, raw)', () => {
     const app = server();
     app.use(bodyParser.json());
     app.post('/', (req, res) => res.json(req.body));
-    const url = await start(app);
+    const url = await listen(app);
     const bad = await post(url, 'application/json', '{"a":');
     expect(bad.status).toBe(400);
     const primitive = await post(url, 'application/json', '"just a string"');
@@ -36,7 +37,7 @@ describe('body-parser 2 (json, urlencoded, text, raw)', () => {
     const app = server();
     app.use(bodyParser.json({ limit: 20 }));
     app.post('/', (req, res) => res.json(req.body));
-    const url = await start(app);
+    const url = await listen(app);
     const big = await post(url, 'application/json', JSON.stringify({ text: 'x'.repeat(100) }));
     expect(big.status).toBe(413);
     const charset = await post(url, 'application/json; charset=koi8-r', '{}');
@@ -47,7 +48,7 @@ describe('body-parser 2 (json, urlencoded, text, raw)', () => {
     const app = server();
     app.use(bodyParser.json());
     app.post('/', (req, res) => res.json(req.body));
-    const url = await start(app);
+    const url = await listen(app);
     const gzipped = await post(url, 'application/json', gzipSync('{"zipped":true}'), { 'content-encoding': 'gzip' });
     expect(await gzipped.json()).toEqual({ zipped: true });
     const stream = new ReadableStream({
@@ -67,7 +68,7 @@ describe('body-parser 2 (json, urlencoded, text, raw)', () => {
     app.use('/nested', bodyParser.urlencoded({ extended: true }));
     app.use('/few', bodyParser.urlencoded({ parameterLimit: 2 }));
     for (const path of ['/flat', '/nested', '/few']) app.post(path, (req, res) => res.json(req.body));
-    const url = await start(app);
+    const url = await listen(app);
     const form = 'user[name]=ada&tags=a&tags=b&sp=a+b';
     const type = 'application/x-www-form-urlencoded';
     expect(await (await post(`${url}/flat`, type, form)).json()).toEqual({ 'user[name]': 'ada', tags: ['a', 'b'], sp: 'a b' });
@@ -82,7 +83,7 @@ describe('body-parser 2 (json, urlencoded, text, raw)', () => {
     app.post('/', (req, res) =>
       res.json({ kind: Buffer.isBuffer(req.body) ? 'buffer' : typeof req.body, value: Buffer.isBuffer(req.body) ? [...req.body] : req.body }),
     );
-    const url = await start(app);
+    const url = await listen(app);
     expect(await (await post(url, 'text/plain', 'héllo')).json()).toEqual({ kind: 'string', value: 'héllo' });
     expect(await (await post(url, 'application/octet-stream', new Uint8Array([0, 255, 7]))).json()).toEqual({ kind: 'buffer', value: [0, 255, 7] });
   });
@@ -96,7 +97,7 @@ describe('body-parser 2 (json, urlencoded, text, raw)', () => {
     });
     app.use(bodyParser.json());
     app.post('/', (req, res) => res.json(req.body));
-    const url = await start(app);
+    const url = await listen(app);
     const socket = connect(Number(new URL(url).port), '127.0.0.1');
     socket.on('error', () => {});
     await new Promise<void>((resolve) => socket.on('connect', resolve));
@@ -110,7 +111,7 @@ describe('body-parser 2 (json, urlencoded, text, raw)', () => {
     const app = server();
     app.use(bodyParser.json());
     app.post('/', validate({ body: z.object({ qty: z.number().int().positive() }) }), (req, res) => res.json({ qty: req.body.qty }));
-    const url = await start(app);
+    const url = await listen(app);
     expect(await (await post(url, 'application/json', '{"qty":3}')).json()).toEqual({ qty: 3 });
     expect((await post(url, 'application/json', '{"qty":-1}')).status).toBe(400);
   });
@@ -126,7 +127,7 @@ describe('express.json() and express.urlencoded()', () => {
       app.use(lib.json({ limit: '1kb' }));
       app.use(lib.urlencoded({ extended: false }));
       app.post('/', (req, res) => res.json(req.body));
-      const url = await start(app);
+      const url = await listen(app);
       expect(await (await post(url, 'application/json', '{"v":1}')).json()).toEqual({ v: 1 });
       expect(await (await post(url, 'application/x-www-form-urlencoded', 'a=1&b=2')).json()).toEqual({ a: '1', b: '2' });
       expect((await post(url, 'application/json', '{"v":')).status).toBe(400);

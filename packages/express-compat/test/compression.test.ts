@@ -4,9 +4,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { sendFile } from '@velox/static';
+import { listen, tempDir } from '@velox/test-utils';
 import compression from 'compression';
 import { describe, expect, it } from 'vitest';
-import { server, start, tempDir } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const BIG = 'velox '.repeat(1000); // 6,000 bytes: over compression's 1 KB threshold
 
@@ -51,7 +52,7 @@ describe('compression', () => {
     app.get('/file', (req, res) => res.sendFile(file));
     app.get('/download', (req, res) => res.download(file, 'report.txt'));
     app.get('/static-file', (req, res) => sendFile(req, res.attachment('big.txt'), file));
-    const url = await start(app);
+    const url = await listen(app);
     for (const [path, expected] of [
       ['/send', BIG],
       ['/json', JSON.stringify({ text: BIG })],
@@ -81,7 +82,7 @@ describe('compression', () => {
     const app = server();
     app.use(compression());
     app.get('/file', (req, res) => res.sendFile(file));
-    const url = await start(app);
+    const url = await listen(app);
     const part = await get(`${url}/file`, { 'accept-encoding': 'gzip', range: 'bytes=0-4' });
     expect([part.status, part.headers['content-encoding'], part.headers['content-range'], part.body.toString()]).toEqual([
       206,
@@ -102,7 +103,7 @@ describe('compression', () => {
     app.get('/small', (req, res) => res.json({ ok: true }));
     app.get('/big', (req, res) => res.send(BIG));
     app.get('/no-transform', (req, res) => res.set('cache-control', 'no-transform').send(BIG));
-    const url = await start(app);
+    const url = await listen(app);
     const small = await get(`${url}/small`);
     expect([small.headers['content-encoding'], small.headers['content-length'], small.body.toString()]).toEqual([undefined, '11', '{"ok":true}']);
     const identity = await get(`${url}/big`, { 'accept-encoding': 'identity' });
@@ -115,7 +116,7 @@ describe('compression', () => {
     const app = server();
     app.use(compression({ threshold: 0, filter: (req) => req.headers['x-no-compression'] === undefined }));
     app.get('/', (req, res) => res.send('tiny'));
-    const url = await start(app);
+    const url = await listen(app);
     const tiny = await get(url);
     expect([tiny.headers['content-encoding'], gunzipSync(tiny.body).toString()]).toEqual(['gzip', 'tiny']);
     const filtered = await get(url, { 'accept-encoding': 'gzip', 'x-no-compression': '1' });
@@ -126,7 +127,7 @@ describe('compression', () => {
     const app = server();
     app.use(compression());
     app.get('/', (req, res) => res.send(BIG));
-    const url = await start(app);
+    const url = await listen(app);
     const head = await get(url, { 'accept-encoding': 'gzip' }, 'HEAD');
     expect([head.status, head.body.length]).toEqual([200, 0]);
   });

@@ -1,6 +1,7 @@
+import { listen } from '@velox/test-utils';
 import timeout from 'connect-timeout';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 declare module '@velox/core' {
   interface Request {
@@ -19,7 +20,7 @@ describe('connect-timeout', () => {
       // Never answers: only the timeout does.
     });
     app.get('/fast', (req, res) => res.send(`timedout=${req.timedout}`));
-    const url = await start(app);
+    const url = await listen(app);
     const slow = await fetch(`${url}/slow`);
     expect(slow.status).toBe(503);
     expect(states).toEqual([true]);
@@ -36,7 +37,7 @@ describe('connect-timeout', () => {
       req.clearTimeout!();
       setTimeout(() => res.send(`still here, timedout=${req.timedout}`), 150);
     });
-    const url = await start(app);
+    const url = await listen(app);
     const own = await fetch(`${url}/own`);
     expect([own.status, await own.text()]).toEqual([504, 'gave up']);
     expect(await (await fetch(`${url}/cleared`)).text()).toBe('still here, timedout=false');

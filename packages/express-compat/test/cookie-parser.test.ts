@@ -1,7 +1,8 @@
+import { listen } from '@velox/test-utils';
 import cookieParser from 'cookie-parser';
 import { sign } from 'cookie-signature';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const signed = (value: string, secret: string) => `s:${sign(value, secret)}`;
 
@@ -12,7 +13,7 @@ describe('cookie-parser', () => {
     app.get('/', (req, res) =>
       res.json({ cookies: { ...req.cookies }, signed: { ...req.signedCookies }, secret: (req as { secret?: string }).secret }),
     );
-    const url = await start(app);
+    const url = await listen(app);
     const json = `j:${JSON.stringify({ theme: 'dark', n: 2 })}`;
     const cookie = [
       'plain=hello%20there',
@@ -33,7 +34,7 @@ describe('cookie-parser', () => {
     app.use(cookieParser('shared secret'));
     app.get('/set', (req, res) => res.cookie('sid', 'abc123', { signed: true }).send('set'));
     app.get('/read', (req, res) => res.json({ ...req.signedCookies }));
-    const url = await start(app);
+    const url = await listen(app);
     const set = await fetch(`${url}/set`);
     const cookie = set.headers.getSetCookie()[0]!.split(';')[0]!;
     expect(await (await fetch(`${url}/read`, { headers: { cookie } })).json()).toEqual({ sid: 'abc123' });
@@ -43,7 +44,7 @@ describe('cookie-parser', () => {
     const app = server({ parseCookies: false });
     app.use(cookieParser());
     app.get('/', (req, res) => res.json({ cookies: { ...req.cookies }, signed: { ...req.signedCookies } }));
-    const url = await start(app);
+    const url = await listen(app);
     expect(await (await fetch(url)).json()).toEqual({ cookies: {}, signed: {} });
   });
 
@@ -53,7 +54,7 @@ describe('cookie-parser', () => {
     app.get('/', (req, res) =>
       res.json({ cookies: { ...req.cookies }, signed: { ...req.signedCookies }, secret: (req as { secret?: string }).secret ?? null }),
     );
-    const url = await start(app);
+    const url = await listen(app);
     const cookie = `prefs=${encodeURIComponent('j:{"a":1}')}; user=${encodeURIComponent(signed('ada', 'velox secret'))}`;
     expect(await (await fetch(url, { headers: { cookie } })).json()).toEqual({
       cookies: { prefs: 'j:{"a":1}', user: signed('ada', 'velox secret') },

@@ -1,6 +1,7 @@
+import { listen } from '@velox/test-utils';
 import cookieSession from 'cookie-session';
 import { describe, expect, it } from 'vitest';
-import { cookiesOf, server, start } from './helpers.ts';
+import { cookiesOf, server } from './helpers.ts';
 
 declare module '@velox/core' {
   interface Request {
@@ -20,7 +21,7 @@ describe('cookie-session', () => {
       req.session = null;
       res.send('cleared');
     });
-    const url = await start(app);
+    const url = await listen(app);
     const first = await fetch(url);
     const cookies = cookiesOf(first);
     expect(cookies.map((c) => c.split('=')[0])).toEqual(['sess', 'sess.sig']);

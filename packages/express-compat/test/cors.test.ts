@@ -1,13 +1,14 @@
+import { listen } from '@velox/test-utils';
 import cors from 'cors';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('cors', () => {
   it('allows the configured origin, answers preflights with 204, and varies on Origin', async () => {
     const app = server();
     app.use(cors({ origin: ['https://app.example'], credentials: true, methods: ['GET', 'PUT'], maxAge: 600 }));
     app.put('/items/:id', (req, res) => res.json({ id: req.params.id }));
-    const url = await start(app);
+    const url = await listen(app);
     const preflight = await fetch(`${url}/items/1`, {
       method: 'OPTIONS',
       headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-token' },

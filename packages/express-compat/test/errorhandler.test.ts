@@ -1,6 +1,7 @@
+import { listen } from '@velox/test-utils';
 import errorhandler from 'errorhandler';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('errorhandler', () => {
   it('answers errors as JSON, HTML or text by the Accept header, with the status, message and stack', async () => {
@@ -13,7 +14,7 @@ describe('errorhandler', () => {
       throw new Error('plain <failure>');
     });
     app.use(errorhandler({ log: (err, str) => logged.push(str) }));
-    const url = await start(app);
+    const url = await listen(app);
     const json = await fetch(`${url}/boom`, { headers: { accept: 'application/json' } });
     expect(json.status).toBe(418);
     expect(json.headers.get('content-type')).toBe('application/json; charset=utf-8');

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { exitCode, run } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -44,21 +44,9 @@ console.log('closed');
 
 describe('after app.close()', () => {
   it('lets the process exit on its own with Express middlewares in use', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], { cwd: join(here, '..'), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const code = await new Promise<number | string>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve('still running 10 s after it began');
-      }, 10_000);
-      child.on('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c ?? -1);
-      });
-    });
-    expect(out).toContain('closed');
+    const child = run({ script: SCRIPT }, {}, { cwd: join(here, '..') });
+    const code = await exitCode(child, 10_000);
+    expect(child.output()).toContain('closed');
     expect(code).toBe(0);
   });
 });

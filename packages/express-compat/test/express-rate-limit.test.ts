@@ -1,6 +1,7 @@
+import { listen } from '@velox/test-utils';
 import { rateLimit } from 'express-rate-limit';
 import { describe, expect, it, vi } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('express-rate-limit', () => {
   it('counts requests per client, sends the RateLimit headers, and answers 429 past the limit', async () => {
@@ -8,7 +9,7 @@ describe('express-rate-limit', () => {
     const app = server();
     app.use(rateLimit({ windowMs: 60_000, limit: 2, standardHeaders: 'draft-8', legacyHeaders: true, message: { error: 'slow down' } }));
     app.get('/', (req, res) => res.send('ok'));
-    const url = await start(app);
+    const url = await listen(app);
     const first = await fetch(url);
     expect(first.status).toBe(200);
     expect(first.headers.get('ratelimit-policy')).toMatch(/^"2-in-1min"; q=2; w=60; pk=:[\w+/=]+:$/);
@@ -28,7 +29,7 @@ describe('express-rate-limit', () => {
     const app = server({ trustProxy: 'loopback' });
     app.use(rateLimit({ windowMs: 60_000, limit: 1, standardHeaders: false, legacyHeaders: false }));
     app.get('/', (req, res) => res.send(req.ip));
-    const url = await start(app);
+    const url = await listen(app);
     const a = await fetch(url, { headers: { 'x-forwarded-for': '203.0.113.1' } });
     const b = await fetch(url, { headers: { 'x-forwarded-for': '203.0.113.2' } });
     const again = await fetch(url, { headers: { 'x-forwarded-for': '203.0.113.1' } });
@@ -40,7 +41,7 @@ describe('express-rate-limit', () => {
     app.use(rateLimit({ windowMs: 60_000, limit: 1, skipFailedRequests: true, standardHeaders: false, legacyHeaders: false }));
     app.get('/fail', (req, res) => res.status(500).send('failed'));
     app.get('/ok', (req, res) => res.send('ok'));
-    const url = await start(app);
+    const url = await listen(app);
     for (let i = 0; i < 3; i++) expect((await fetch(`${url}/fail`)).status).toBe(500);
     // The failures were taken back once they finished: the one allowed request is still there.
     await expect.poll(async () => (await fetch(`${url}/ok`)).status).toBe(200);

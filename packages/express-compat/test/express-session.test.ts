@@ -1,8 +1,9 @@
+import { later, listen, REDIS_URL, redisPrefix } from '@velox/test-utils';
 import { RedisStore } from 'connect-redis';
 import session from 'express-session';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { cookiesOf, onCleanup, randomPrefix, server, start } from './helpers.ts';
+import { cookiesOf, server } from './helpers.ts';
 
 declare module '@velox/core' {
   interface Request {
@@ -33,7 +34,7 @@ describe('express-session', () => {
     const app = server();
     app.use(session({ secret: 'keyboard cat', resave: false, saveUninitialized: false }));
     counterRoutes(app);
-    const url = await start(app);
+    const url = await listen(app);
     const one = await views(url);
     expect(one.views).toBe(1);
     expect(one.cookie).toMatch(/^connect\.sid=s%3A/);
@@ -50,22 +51,22 @@ describe('express-session', () => {
     const app = server({ trustProxy: 'loopback' });
     app.use(session({ secret: 's', resave: false, saveUninitialized: true, proxy: true, cookie: { secure: true } }));
     app.get('/', (req, res) => res.send('ok'));
-    const url = await start(app);
+    const url = await listen(app);
     expect(cookiesOf(await fetch(url))).toEqual([]);
     const viaProxy = await fetch(url, { headers: { 'x-forwarded-proto': 'https' } });
     expect(viaProxy.headers.getSetCookie()[0]).toMatch(/; Secure/);
   });
 
   it('connect-redis with node-redis: stores the session in Redis under its prefix, and removes it on destroy', async () => {
-    const client = createClient({ url: 'redis://127.0.0.1:6379' });
+    const client = createClient({ url: REDIS_URL });
     client.on('error', () => {});
     await client.connect();
-    onCleanup(() => client.quit());
-    const prefix = randomPrefix('session');
+    later(() => client.quit());
+    const prefix = redisPrefix('velox-compat:session');
     const app = server();
     app.use(session({ store: new RedisStore({ client, prefix }), secret: 'keyboard cat', resave: false, saveUninitialized: false }));
     counterRoutes(app);
-    const url = await start(app);
+    const url = await listen(app);
     const one = await views(url);
     const two = await views(url, one.cookie);
     expect([one.views, two.views]).toEqual([1, 2]);

@@ -1,7 +1,8 @@
+import { listen } from '@velox/test-utils';
 import express from 'express';
 import { body, matchedData, param, query, validationResult } from 'express-validator';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('express-validator', () => {
   it('validates and sanitizes body, query and route parameters, and reports errors per field', async () => {
@@ -19,7 +20,7 @@ describe('express-validator', () => {
         res.json(matchedData(req));
       },
     );
-    const url = await start(app);
+    const url = await listen(app);
     const ok = await fetch(`${url}/users/42?notify=true`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,13 +1,14 @@
+import { listen } from '@velox/test-utils';
 import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('helmet', () => {
   it('sets its security headers, with options, on an answer', async () => {
     const app = server();
     app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], scriptSrc: ["'self'", 'cdn.example'] } } }));
     app.get('/', (req, res) => res.json({ ok: true }));
-    const url = await start(app);
+    const url = await listen(app);
     const r = await fetch(url);
     expect(r.headers.get('content-security-policy')).toContain("script-src 'self' cdn.example");
     expect(r.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains');

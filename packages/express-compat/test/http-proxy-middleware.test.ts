@@ -1,6 +1,7 @@
+import { listen } from '@velox/test-utils';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 /** The upstream: a second Velox server that echoes what it received. */
 async function upstream(): Promise<string> {
@@ -16,7 +17,7 @@ async function upstream(): Promise<string> {
       body,
     });
   });
-  return start(app);
+  return listen(app);
 }
 
 describe('http-proxy-middleware', () => {
@@ -25,7 +26,7 @@ describe('http-proxy-middleware', () => {
     const app = server();
     app.use('/api', createProxyMiddleware({ target: `${target}/api`, changeOrigin: true, xfwd: true }));
     app.get('/local', (req, res) => res.send('not proxied'));
-    const url = await start(app);
+    const url = await listen(app);
     const get = await fetch(`${url}/api/users?page=2`, { headers: { 'x-token': 't1' } });
     expect(get.status).toBe(200);
     expect(get.headers.get('x-upstream')).toBe('yes');
@@ -53,7 +54,7 @@ describe('http-proxy-middleware', () => {
     const app = server();
     app.use('/v1', createProxyMiddleware({ target, pathRewrite: { '^/': '/internal/' } }));
     app.use('/down', createProxyMiddleware({ target: `http://127.0.0.1:${freed}` }));
-    const url = await start(app);
+    const url = await listen(app);
     expect(((await (await fetch(`${url}/v1/items?x=1`)).json()) as { url: string }).url).toBe('/internal/items?x=1');
     const failed = await fetch(`${url}/down/anything`);
     expect(failed.status).toBe(504);

@@ -1,7 +1,8 @@
+import { listen } from '@velox/test-utils';
 import express from 'express';
 import methodOverride from 'method-override';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 declare module '@velox/core' {
   interface Request {
@@ -14,7 +15,7 @@ describe('method-override', () => {
     const app = server();
     app.use(methodOverride('X-HTTP-Method-Override'));
     app.any('/items/:id', (req, res) => res.json({ method: req.method, original: req.originalMethod ?? null }));
-    const url = await start(app);
+    const url = await listen(app);
     const post = await fetch(`${url}/items/1`, { method: 'POST', headers: { 'x-http-method-override': 'DELETE' } });
     expect(await post.json()).toEqual({ method: 'DELETE', original: 'POST' });
     // Only POST is overridden (its `methods` option), and only to a known method.
@@ -37,7 +38,7 @@ describe('method-override', () => {
       }),
     );
     app.any('/form', (req, res) => res.json({ method: req.method, body: req.body }));
-    const url = await start(app);
+    const url = await listen(app);
     const r = await fetch(`${url}/form`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_method=PUT&name=ada' });
     expect(await r.json()).toEqual({ method: 'PUT', body: { name: 'ada' } });
   });
@@ -47,7 +48,7 @@ describe('method-override', () => {
     app.use(methodOverride('X-HTTP-Method-Override'));
     app.post('/thing', (req, res) => res.send(`post route saw ${req.method}`));
     app.delete('/thing', (req, res) => res.send('delete route'));
-    const url = await start(app);
+    const url = await listen(app);
     const r = await fetch(`${url}/thing`, { method: 'POST', headers: { 'x-http-method-override': 'DELETE' } });
     expect(await r.text()).toBe('post route saw DELETE');
   });

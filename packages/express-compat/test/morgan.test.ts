@@ -1,6 +1,7 @@
+import { eventually, listen } from '@velox/test-utils';
 import morgan from 'morgan';
 import { describe, expect, it } from 'vitest';
-import { eventually, server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 /** A morgan stream that keeps the lines. */
 function capture(): { lines: string[]; stream: { write: (line: string) => void } } {
@@ -17,7 +18,7 @@ describe('morgan', () => {
     app.use(morgan('combined', { stream }));
     app.get('/hello', (req, res) => res.send('hello'));
     app.get('/missing', (req, res) => res.status(404).json({ error: 'nope' }));
-    const url = await start(app);
+    const url = await listen(app);
     await (
       await fetch(`${url}/hello?x=1`, {
         headers: { 'user-agent': 'compat-test/1.0', referer: 'http://example.com/from', authorization: `Basic ${Buffer.from('ada:pw').toString('base64')}` },
@@ -41,7 +42,7 @@ describe('morgan', () => {
       res.write('a');
       res.end('b');
     });
-    const url = await start(app);
+    const url = await listen(app);
     for (const path of ['/ok', '/boom', '/chunked']) await (await fetch(`${url}${path}`)).text();
     await eventually(() => (lines.length === 3 ? true : undefined), 'three log lines');
     const time = String.raw`\d+\.\d{3} ms`;
@@ -56,7 +57,7 @@ describe('morgan', () => {
     app.use('/api', morgan(':method :url :status', { stream, skip: (req) => req.originalUrl === '/api/health' }));
     app.get('/api/users', (req, res) => res.json([]));
     app.get('/api/health', (req, res) => res.send('up'));
-    const url = await start(app);
+    const url = await listen(app);
     await (await fetch(`${url}/api/health`)).text();
     await (await fetch(`${url}/api/users`)).text();
     await eventually(() => (lines.length === 1 ? true : undefined), 'one log line');

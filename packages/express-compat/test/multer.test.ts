@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { listen, tempDir } from '@velox/test-utils';
 import multer from 'multer';
 import type { Middleware } from '@velox/core';
 import { describe, expect, it } from 'vitest';
-import { server, start, tempDir } from './helpers.ts';
+import { server } from './helpers.ts';
 
 declare module '@velox/core' {
   interface Request {
@@ -29,7 +30,7 @@ describe('multer', () => {
         file: { field: req.file!.fieldname, name: req.file!.originalname, type: req.file!.mimetype, size: req.file!.size, text: req.file!.buffer.toString() },
       }),
     );
-    const url = await start(app);
+    const url = await listen(app);
     const r = await fetch(`${url}/avatar`, { method: 'POST', body: form({ user: 'ada' }, [{ field: 'avatar', name: 'me.png', type: 'image/png', content: 'PNGDATA' }]) });
     expect(await r.json()).toEqual({ body: { user: 'ada' }, file: { field: 'avatar', name: 'me.png', type: 'image/png', size: 7, text: 'PNGDATA' } });
   });
@@ -42,7 +43,7 @@ describe('multer', () => {
       const files = req.files as Express.Multer.File[];
       res.json(await Promise.all(files.map(async (f) => ({ name: f.originalname, inDir: f.path.startsWith(dir), content: await readFile(f.path, 'utf8') }))));
     });
-    const url = await start(app);
+    const url = await listen(app);
     const body = form({}, [
       { field: 'photos', name: 'a.txt', type: 'text/plain', content: 'first' },
       { field: 'photos', name: 'b.txt', type: 'text/plain', content: 'second' },
@@ -58,7 +59,7 @@ describe('multer', () => {
     const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: 10 } });
     app.post('/one', upload.single('doc') as Middleware<any, any>, (req, res) => res.send('stored'));
     app.use((err: any, req: any, res: any, next: any) => res.status(err.code === 'LIMIT_FILE_SIZE' ? 413 : 400).json({ code: err.code, field: err.field }));
-    const url = await start(app);
+    const url = await listen(app);
     const big = await fetch(`${url}/one`, { method: 'POST', body: form({}, [{ field: 'doc', name: 'big.bin', type: 'application/octet-stream', content: 'x'.repeat(5000) }]) });
     expect([big.status, await big.json()]).toEqual([413, { code: 'LIMIT_FILE_SIZE', field: 'doc' }]);
     const unexpected = await fetch(`${url}/one`, { method: 'POST', body: form({}, [{ field: 'other', name: 'a.txt', type: 'text/plain', content: 'a' }]) });
@@ -71,7 +72,7 @@ describe('multer', () => {
     const app = server();
     app.post('/one', multer().single('doc') as Middleware<any, any>, (req, res) => res.send('stored'));
     app.use((err: any, req: any, res: any, next: any) => res.status(400).json({ message: err.message }));
-    const url = await start(app);
+    const url = await listen(app);
     const r = await fetch(`${url}/one`, {
       method: 'POST',
       headers: { 'content-type': 'multipart/form-data; boundary=XYZ' },

@@ -1,9 +1,10 @@
+import { listen } from '@velox/test-utils';
 import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 import { describe, expect, it } from 'vitest';
-import { cookiesOf, server, start } from './helpers.ts';
+import { cookiesOf, server } from './helpers.ts';
 
 declare module '@velox/core' {
   interface Request {
@@ -47,7 +48,7 @@ const formPost = (url: string, body: string, cookie?: string) =>
 
 describe('passport with passport-local', () => {
   it('logs in with a form, keeps the user in the session, and logs out', async () => {
-    const url = await start(app());
+    const url = await listen(app());
     const login = await formPost(`${url}/login`, 'username=ada&password=lovelace');
     expect([login.status, login.headers.get('location')]).toEqual([302, '/me']);
     const cookie = cookiesOf(login)[0]!;
@@ -60,7 +61,7 @@ describe('passport with passport-local', () => {
   });
 
   it('redirects a wrong password to the failure page, and answers 401 without a redirect', async () => {
-    const url = await start(app());
+    const url = await listen(app());
     const wrong = await formPost(`${url}/login`, 'username=ada&password=nope');
     expect([wrong.status, wrong.headers.get('location')]).toEqual([302, '/login']);
     const api = await formPost(`${url}/api/login`, 'username=eve&password=x');

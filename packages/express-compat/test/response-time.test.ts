@@ -1,6 +1,7 @@
+import { listen } from '@velox/test-utils';
 import responseTime from 'response-time';
 import { describe, expect, it } from 'vitest';
-import { server, start } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('response-time', () => {
   it('sets X-Response-Time on every way of answering, and takes digits and a suffix option', async () => {
@@ -14,7 +15,7 @@ describe('response-time', () => {
       res.end();
     });
     app.get('/custom', (req, res) => res.json({}));
-    const url = await start(app);
+    const url = await listen(app);
     for (const path of ['/plain/send', '/plain/end', '/plain/write']) {
       expect((await fetch(`${url}${path}`)).headers.get('x-response-time'), path).toMatch(/^\d+\.\d{3}ms$/);
     }

@@ -1,9 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { listen, tempDir } from '@velox/test-utils';
 import serveIndex from 'serve-index';
 import serveStatic from 'serve-static';
 import { describe, expect, it } from 'vitest';
-import { server, start, tempDir } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('serve-index', () => {
   it('lists a directory under a prefix as HTML (with links under the prefix), JSON and text, without dotfiles', async () => {
@@ -15,7 +16,7 @@ describe('serve-index', () => {
     await writeFile(join(dir, 'sub', 'c.txt'), 'c');
     const app = server();
     app.use('/files', serveStatic(dir), serveIndex(dir));
-    const url = await start(app);
+    const url = await listen(app);
     const html = await fetch(`${url}/files/`, { headers: { accept: 'text/html' } });
     expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const page = await html.text();
@@ -35,7 +36,7 @@ describe('serve-index', () => {
     const app = server();
     app.use('/files', serveIndex(dir));
     app.get('/files/*', (req, res) => res.status(404).send('next'));
-    const url = await start(app);
+    const url = await listen(app);
     expect(await (await fetch(`${url}/files/missing/`)).text()).toBe('next');
     expect(await (await fetch(`${url}/files/a.txt`)).text()).toBe('next');
     const outside = await fetch(`${url}/files/..%2f..%2f`);

@@ -1,10 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { listen, parseResponses, raw, tempDir } from '@velox/test-utils';
 import express from 'express';
 import express4 from 'express4';
 import serveStatic from 'serve-static';
 import { describe, expect, it } from 'vitest';
-import { parseHttp, rawRequest, server, start, tempDir } from './helpers.ts';
+import { server } from './helpers.ts';
 
 async function site(): Promise<string> {
   const dir = await tempDir();
@@ -29,7 +30,7 @@ describe('serve-static and express.static', () => {
       app.use('/static', make(dir));
       app.get('/static/app.js', (req, res) => res.send('route, not the file'));
       app.get('/elsewhere', (req, res) => res.send('not static'));
-      const url = await start(app);
+      const url = await listen(app);
       const js = await fetch(`${url}/static/app.js`);
       expect(js.status).toBe(200);
       expect(js.headers.get('content-type')).toMatch(/^(text|application)\/javascript; charset=utf-8$/i);
@@ -46,12 +47,12 @@ describe('serve-static and express.static', () => {
     const dir = await site();
     const app = server();
     app.use('/static', serveStatic(dir));
-    const url = await start(app);
+    const url = await listen(app);
     const first = await fetch(`${url}/static/big.txt`);
     const etag = first.headers.get('etag')!;
     await first.text();
     // Raw request: fetch adds Cache-Control: no-cache to conditional requests.
-    const cached = parseHttp(await rawRequest(url, `GET /static/big.txt HTTP/1.1\r\nHost: x\r\nIf-None-Match: ${etag}\r\n\r\n`));
+    const cached = parseResponses((await raw(url, `GET /static/big.txt HTTP/1.1\r\nHost: x\r\nIf-None-Match: ${etag}\r\n\r\n`, { firstMs: 3000 })).text)[0]!;
     expect([cached.status, cached.body]).toEqual([304, '']);
     const range = await fetch(`${url}/static/big.txt`, { headers: { range: 'bytes=10-19' } });
     expect([range.status, range.headers.get('content-range'), await range.text()]).toEqual([206, 'bytes 10-19/1000', '0123456789']);
@@ -64,7 +65,7 @@ describe('serve-static and express.static', () => {
     const app = server();
     app.use('/static', serveStatic(dir));
     app.get('/static/*', (req, res) => res.status(404).send(`fell through: ${req.path}`));
-    const url = await start(app);
+    const url = await listen(app);
     const redirect = await fetch(`${url}/static/docs`, { redirect: 'manual' });
     expect([redirect.status, redirect.headers.get('location')]).toEqual([301, '/static/docs/']);
     expect(await (await fetch(`${url}/static/docs/`)).text()).toBe('<h1>docs</h1>');
@@ -76,7 +77,7 @@ describe('serve-static and express.static', () => {
     const dir = await site();
     const app = server();
     app.use('/static', serveStatic(join(dir, 'docs')));
-    const url = await start(app);
+    const url = await listen(app);
     for (const path of ['/static/..%2fapp.js', '/static/%2e%2e/app.js']) {
       const r = await fetch(`${url}${path}`);
       expect(r.status, path).not.toBe(200);
@@ -88,8 +89,8 @@ describe('serve-static and express.static', () => {
     const dir = await site();
     const app = server();
     app.use('/static', serveStatic(dir));
-    const url = await start(app);
-    const head = parseHttp(await rawRequest(url, 'HEAD /static/big.txt HTTP/1.1\r\nHost: x\r\n\r\n'));
+    const url = await listen(app);
+    const head = parseResponses((await raw(url, 'HEAD /static/big.txt HTTP/1.1\r\nHost: x\r\n\r\n', { firstMs: 3000 })).text)[0]!;
     expect([head.status, head.headers['content-length'], head.body]).toEqual([200, '1000', '']);
   });
 });

@@ -2,9 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCodes, Server } from '@velox/core';
+import { start, tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { MultipartErrorCodes, multipart, type Part } from '../src/index.ts';
-import { BOUNDARY, formBody, listDir, post, server, start, tempDir } from './helpers.ts';
+import { BOUNDARY, formBody, listDir, post, server } from './helpers.ts';
 
 function form(entries: Array<[string, string | Blob, string?]>): FormData {
   const data = new FormData();

@@ -1,21 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Server } from '@velox/core';
+import { parseResponses, rawConnection, start, tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type MultipartLimits, MultipartErrorCodes as Codes } from '../src/index.ts';
-import {
-  BOUNDARY,
-  formBody,
-  listDir,
-  parseResponses,
-  post,
-  postHead,
-  type RawPart,
-  rawConnection,
-  server,
-  start,
-  tempDir,
-} from './helpers.ts';
+import { BOUNDARY, formBody, listDir, post, postHead, type RawPart, server } from './helpers.ts';
 
 /** A server whose /upload route writes every file to `dir` and answers what it got. */
 async function uploadServer(limits?: MultipartLimits): Promise<{ app: Server; url: string; port: number; dir: string }> {

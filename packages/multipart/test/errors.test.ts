@@ -1,21 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { VeloxError } from '@velox/core';
-import { describe, expect, it } from 'vitest';
+import { describeErrorCodes } from '@velox/test-utils';
+import { expect, it } from 'vitest';
 import { MultipartErrorCodes } from '../src/index.ts';
 import { limitError } from '../src/errors.ts';
 import { resolve } from '../src/limits.ts';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-
-describe('MultipartErrorCodes', () => {
-  it('documents every code in the README', () => {
-    for (const code of Object.values(MultipartErrorCodes)) expect(readme).toContain(`\`${code}\``);
-  });
-
-  it('prefixes every code with VELOX_ERR_MULTIPART_', () => {
-    for (const code of Object.values(MultipartErrorCodes)) expect(code).toMatch(/^VELOX_ERR_MULTIPART_[A-Z_]+$/);
-  });
-
+describeErrorCodes('MultipartErrorCodes', MultipartErrorCodes, { readme: new URL('../README.md', import.meta.url), prefix: 'VELOX_ERR_MULTIPART_' }, (readme) => {
   it('answers every crossed limit with a 413 VeloxError naming it', () => {
     const limits = resolve(undefined, undefined, 'test').limits;
     for (const name of Object.keys(limits) as Array<keyof typeof limits>) {

@@ -1,25 +1,12 @@
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ErrorCodes } from '@velox/core';
+import { exitCode, parseResponses, rawConnection, run, sleep, start, tempDir, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { MultipartErrorCodes } from '../src/index.ts';
-import {
-  BOUNDARY,
-  eventually,
-  formBody,
-  listDir,
-  openFds,
-  parseResponses,
-  postHead,
-  rawConnection,
-  server,
-  sleep,
-  start,
-  tempDir,
-} from './helpers.ts';
+import { BOUNDARY, formBody, listDir, openFds, postHead, server } from './helpers.ts';
 
 /** The head of one file part, for bodies sent in pieces. */
 const fileHead = (name = 'f', filename = 'upload.bin') =>
@@ -55,9 +42,9 @@ describe('a client that leaves mid-upload', () => {
     await client.write(fileHead());
     await client.write(randomBytes(256 * 1024));
     await started;
-    await eventually(async () => (await listDir(dir)).length === 1, 'the partial file');
+    await until(async () => (await listDir(dir)).length === 1, 'the partial file');
     client.socket.destroy();
-    await eventually(() => failure !== undefined, 'the rejection');
+    await until(() => failure !== undefined, 'the rejection');
     expect(failure).toMatchObject({ code: ErrorCodes.ABORTED });
     expect(await listDir(dir)).toEqual([]);
     expect(stream?.destroyed).toBe(true);
@@ -81,9 +68,9 @@ describe('a client that leaves mid-upload', () => {
     await client.write(postHead('/import', 5 * 1024 * 1024));
     await client.write(fileHead());
     await client.write(randomBytes(128 * 1024));
-    await eventually(() => received > 0, 'the first bytes');
+    await until(() => received > 0, 'the first bytes');
     client.socket.destroy();
-    await eventually(() => failure !== undefined, 'the rejection');
+    await until(() => failure !== undefined, 'the rejection');
     expect(failure).toMatchObject({ code: ErrorCodes.ABORTED });
   });
 
@@ -113,21 +100,21 @@ describe('a client that leaves mid-upload', () => {
       await client.write(postHead('/upload', 2 * 1024 * 1024));
       await client.write(fileHead());
       await client.write(randomBytes(64 * 1024));
-      await eventually(() => started > before, 'the upload to start');
+      await until(() => started > before, 'the upload to start');
       client.socket.destroy();
       await client.closed;
     };
     // Warm up (first-use allocations), then take the baseline.
     await upload();
-    await eventually(() => aborted === 1, 'the warm-up abort');
-    await eventually(async () => (await listDir(dir)).length === 0, 'the warm-up clean-up');
+    await until(() => aborted === 1, 'the warm-up abort');
+    await until(async () => (await listDir(dir)).length === 0, 'the warm-up clean-up');
     const fds = openFds();
     const rss = process.memoryUsage().rss;
     for (let round = 0; round < 20; round++) await Promise.all(Array.from({ length: 10 }, upload));
-    await eventually(() => aborted === 201, `every abort to be seen (${aborted})`, 20_000);
+    await until(() => aborted === 201, `every abort to be seen (${aborted})`, 20_000);
     expect(other).toBe(0);
-    await eventually(async () => (await listDir(dir)).length === 0, 'the upload directory to be empty', 20_000);
-    await eventually(() => openFds() <= fds, `open fds back to ${fds} (now ${openFds()})`, 20_000);
+    await until(async () => (await listDir(dir)).length === 0, 'the upload directory to be empty', 20_000);
+    await until(() => openFds() <= fds, `open fds back to ${fds} (now ${openFds()})`, 20_000);
     expect(process.memoryUsage().rss - rss).toBeLessThan(64 * 1024 * 1024);
   });
 });
@@ -242,7 +229,7 @@ describe('a body slower than uWebSockets.js accepts', () => {
       clearInterval(trickle);
     }
     expect(client.text()).toBe('');
-    await eventually(() => failure !== undefined, 'the rejection');
+    await until(() => failure !== undefined, 'the rejection');
     expect(failure).toMatchObject({ code: MultipartErrorCodes.TOO_SLOW, status: 408 });
     expect((failure as { cause?: { code?: string } }).cause).toMatchObject({ code: ErrorCodes.ABORTED });
   });
@@ -267,7 +254,7 @@ describe('app.close() during an upload', () => {
     await client.write(postHead('/upload', 5 * 1024 * 1024));
     await client.write(fileHead());
     await client.write(randomBytes(200 * 1024));
-    await eventually(async () => (await listDir(dir)).length === 1, 'the file being written');
+    await until(async () => (await listDir(dir)).length === 1, 'the file being written');
     await app.close({ timeout: 200 });
     expect(await listDir(dir)).toEqual([]);
     expect(failure).toBeDefined();
@@ -306,27 +293,13 @@ await app.close({ timeout: 200 });
 console.log('closed');
 `,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
+    const child = run(script, {}, { cwd: new URL('..', import.meta.url) });
     let closedAt = 0;
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('closed') && closedAt === 0) closedAt = Date.now();
+    child.proc.stdout!.on('data', () => {
+      if (child.output().includes('closed') && closedAt === 0) closedAt = Date.now();
     });
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`the child did not exit on its own after close: ${out}`));
-      }, 20_000);
-      child.on('exit', (exitCode) => {
-        clearTimeout(timer);
-        resolve(exitCode);
-      });
-    });
-    expect(out).toContain('closed');
+    const code = await exitCode(child, 20_000);
+    expect(child.output()).toContain('closed');
     expect(code).toBe(0);
     // Nothing (socket, timer, file) kept the event loop alive after close.
     expect(Date.now() - closedAt).toBeLessThan(5000);

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { parseResponses, type Running, run, tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { BOUNDARY, parseResponses, postHead, tempDir } from './helpers.ts';
+import { BOUNDARY, postHead } from './helpers.ts';
 
 const MB = 1024 * 1024;
 /**
@@ -13,7 +13,7 @@ const MB = 1024 * 1024;
 const SIZE = 990_000_000;
 
 /** Starts a server in its own process that writes uploads to `dir` and reports its RSS growth. */
-async function childServer(dir: string): Promise<{ child: ChildProcess; port: number }> {
+async function childServer(dir: string): Promise<{ child: Running; port: number }> {
   const script = join(dir, 'server.mts');
   const core = new URL('../../core/src/index.ts', import.meta.url).pathname;
   const src = new URL('../src/index.ts', import.meta.url).pathname;
@@ -42,16 +42,8 @@ process.stdout.write('port ' + port + '\\n');
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
 `,
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /port (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited early (${code})`)));
-  });
+  const child = run(script, {}, { cwd: new URL('..', import.meta.url) });
+  const port = Number((await child.waitFor(/port (\d+)/, 60_000))[1]);
   return { child, port };
 }
 
@@ -99,9 +91,8 @@ describe('a large upload streamed to disk', () => {
       expect(result.saved).toEqual([{ path: join(dir, 'upload.bin'), size: SIZE }]);
       expect(result.growth).toBeLessThan(64 * MB);
     } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      child.proc.kill('SIGTERM');
+      await child.exited;
     }
   });
 });

@@ -1,14 +1,14 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { VeloxError } from '@velox/core';
+import { exitCode, freePort, later, ownRedis, REDIS_URL, run, until } from '@velox/test-utils';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { RedisConnection, RedisErrorCodes } from '../src/index.ts';
-import { freePort, later, memoryLogger, ownRedis, prefix, SHARED_URL, server, until } from './helpers.ts';
+import { memoryLogger, prefix, server } from './helpers.ts';
 
 /** A connection to the shared Redis, closed after the test. */
 async function shared(options: ConstructorParameters<typeof RedisConnection>[0] = {}): Promise<RedisConnection> {
-  const redis = new RedisConnection({ url: SHARED_URL, logger: false, ...options });
+  const redis = new RedisConnection({ url: REDIS_URL, logger: false, ...options });
   await redis.connect();
   later(() => redis.close());
   return redis;
@@ -35,7 +35,7 @@ describe('RedisConnection', () => {
 
   it('is connected when listen() resolves when attached from a plugin, and closed by app.close()', async () => {
     const app = server();
-    const redis = new RedisConnection({ url: SHARED_URL });
+    const redis = new RedisConnection({ url: REDIS_URL });
     await app.register((s) => redis.attach(s));
     app.get('/incr', async (req, res) => res.json({ n: await redis.command('INCR', `${prefix}hits`) }));
     const { port } = await app.listen(0, '127.0.0.1');
@@ -95,7 +95,7 @@ describe('RedisConnection', () => {
   });
 
   it('rejects commands before connect() with VELOX_ERR_REDIS_UNAVAILABLE', async () => {
-    const redis = new RedisConnection({ url: SHARED_URL, logger: false });
+    const redis = new RedisConnection({ url: REDIS_URL, logger: false });
     const err = await rejection(redis.command('PING'));
     expect(err.code).toBe(RedisErrorCodes.UNAVAILABLE);
     expect(err.status).toBe(503);
@@ -103,7 +103,7 @@ describe('RedisConnection', () => {
   });
 
   it('counts connect() and close(): the last close() closes', async () => {
-    const redis = new RedisConnection({ url: SHARED_URL, logger: false });
+    const redis = new RedisConnection({ url: REDIS_URL, logger: false });
     await redis.connect();
     await redis.connect();
     await redis.close();
@@ -123,8 +123,8 @@ describe('RedisConnection', () => {
   });
 
   it('refuses url and client together instead of ignoring one', () => {
-    const client = createClient({ url: SHARED_URL });
-    const attempt = () => new RedisConnection({ url: SHARED_URL, client: client as never });
+    const client = createClient({ url: REDIS_URL });
+    const attempt = () => new RedisConnection({ url: REDIS_URL, client: client as never });
     expect(attempt).toThrow(expect.objectContaining({ code: RedisErrorCodes.INVALID_OPTION }));
     expect(attempt).toThrow(/url or client, not both/);
   });
@@ -139,7 +139,7 @@ describe('RedisConnection', () => {
 
 describe('RedisConnection.from', () => {
   it('returns the connection it is given, shared as it is', () => {
-    const connection = new RedisConnection({ url: SHARED_URL, logger: false });
+    const connection = new RedisConnection({ url: REDIS_URL, logger: false });
     expect(RedisConnection.from({ connection }, { name: 'ignored default' })).toBe(connection);
   });
 
@@ -156,17 +156,17 @@ describe('RedisConnection.from', () => {
   });
 
   it('adopts a client of the user, like the constructor', () => {
-    const client = createClient({ url: SHARED_URL });
+    const client = createClient({ url: REDIS_URL });
     expect(RedisConnection.from({ client: client as never }).owned).toBe(false);
   });
 
   it('refuses a connection that is not a RedisConnection, and settings given alongside one', () => {
-    const connection = new RedisConnection({ url: SHARED_URL, logger: false });
+    const connection = new RedisConnection({ url: REDIS_URL, logger: false });
     const code = expect.objectContaining({ code: RedisErrorCodes.INVALID_OPTION });
-    expect(() => RedisConnection.from({ connection: { url: SHARED_URL } as never })).toThrow(code);
-    expect(() => RedisConnection.from({ connection: { url: SHARED_URL } as never })).toThrow(/must be a RedisConnection from @velox\/redis/);
-    expect(() => RedisConnection.from({ connection, url: SHARED_URL, connectTimeout: 100 })).toThrow(code);
-    expect(() => RedisConnection.from({ connection, url: SHARED_URL, connectTimeout: 100 })).toThrow(
+    expect(() => RedisConnection.from({ connection: { url: REDIS_URL } as never })).toThrow(code);
+    expect(() => RedisConnection.from({ connection: { url: REDIS_URL } as never })).toThrow(/must be a RedisConnection from @velox\/redis/);
+    expect(() => RedisConnection.from({ connection, url: REDIS_URL, connectTimeout: 100 })).toThrow(code);
+    expect(() => RedisConnection.from({ connection, url: REDIS_URL, connectTimeout: 100 })).toThrow(
       /give url, connectTimeout to the RedisConnection you share, not alongside it/,
     );
     expect(() => RedisConnection.from(null as never)).toThrow(/\{ url \}, \{ client \} or \{ connection \}/);
@@ -205,7 +205,7 @@ describe('RedisConnection pub/sub', () => {
     const bytes = Buffer.from([0, 255, 10, 13, 128, 0]);
     expect(await redis.publish(channel, bytes)).toBe(1);
     await redis.publish(channel, 'text');
-    await until(() => got.length === 2, 10_000, 'two messages');
+    await until(() => got.length === 2, 'two messages', 10_000);
     expect(Buffer.isBuffer(got[0]![0])).toBe(true);
     expect(got[0]![0].equals(bytes)).toBe(true);
     expect(got[0]![1]).toBe(channel);
@@ -227,7 +227,7 @@ describe('RedisConnection pub/sub', () => {
     await subscriber.subscribe(channel, (m) => b.push(m.toString()));
     await subscriber.unsubscribe(channel, la);
     await redis.publish(channel, 'x');
-    await until(() => b.length === 1, 10_000, 'message to b');
+    await until(() => b.length === 1, 'message to b', 10_000);
     expect(a).toEqual([]);
     await subscriber.unsubscribe(channel);
     expect(await redis.publish(channel, 'y')).toBe(0);
@@ -247,10 +247,10 @@ describe('RedisConnection when Redis goes away', () => {
     const got: string[] = [];
     await subscriber.subscribe('news', (m) => got.push(m.toString()));
     await redis.publish('news', 'before');
-    await until(() => got.length === 1, 10_000, 'first message');
+    await until(() => got.length === 1, 'first message', 10_000);
 
     await own.stop();
-    await until(() => !redis.ready && !subscriber.ready, 10_000, 'the connection to notice');
+    await until(() => !redis.ready && !subscriber.ready, 'the connection to notice', 10_000);
     // Down: a command rejects at once instead of waiting in a queue.
     const err = await rejection(redis.command('PING'));
     expect(err.code).toBe(RedisErrorCodes.UNAVAILABLE);
@@ -264,12 +264,12 @@ describe('RedisConnection when Redis goes away', () => {
     expect(logger.lines.filter((l) => l.includes('reconnecting')).length).toBeLessThanOrEqual(2);
 
     await own.start();
-    await until(() => redis.ready && subscriber.ready, 15_000, 'reconnection');
+    await until(() => redis.ready && subscriber.ready, 'reconnection', 15_000);
     expect(await redis.command('PING')).toBe('PONG');
     expect(logger.lines.some((l) => l.includes('connected again'))).toBe(true);
     // node-redis subscribed again by itself: poll until the subscription is back, then check delivery.
-    await until(async () => Number(await redis.publish('news', 'after')) === 1, 15_000, 'resubscription');
-    await until(() => got.includes('after'), 10_000, 'message after reconnect');
+    await until(async () => Number(await redis.publish('news', 'after')) === 1, 'resubscription', 15_000);
+    await until(() => got.includes('after'), 'message after reconnect', 10_000);
   });
 
   it('does not crash the process on connection errors (no error listener of the user needed)', async () => {
@@ -278,10 +278,10 @@ describe('RedisConnection when Redis goes away', () => {
     await redis.connect();
     later(() => redis.close());
     await own.stop();
-    await until(() => !redis.ready, 10_000, 'disconnect');
+    await until(() => !redis.ready, 'disconnect', 10_000);
     await new Promise((r) => setTimeout(r, 300));
     await own.start();
-    await until(() => redis.ready, 15_000, 'reconnection');
+    await until(() => redis.ready, 'reconnection', 15_000);
     expect(await redis.command('PING')).toBe('PONG');
   });
 });
@@ -297,19 +297,19 @@ describe('RedisConnection.watch', () => {
     expect(events).toEqual([]);
 
     await own.stop();
-    await until(() => events.length === 1, 10_000, 'the loss');
+    await until(() => events.length === 1, 'the loss', 10_000);
     // Many failed reconnection attempts, one loss.
-    await until(() => !redis.ready, 10_000, 'the disconnect');
+    await until(() => !redis.ready, 'the disconnect', 10_000);
     await own.start();
-    await until(() => events.length === 2, 15_000, 'the return');
+    await until(() => events.length === 2, 'the return', 15_000);
     expect(events).toEqual(['lost true', 'back']);
     expect(redis.ready).toBe(true);
 
     unwatch();
     await own.stop();
-    await until(() => !redis.ready, 10_000, 'the second disconnect');
+    await until(() => !redis.ready, 'the second disconnect', 10_000);
     await own.start();
-    await until(() => redis.ready, 15_000, 'the second reconnection');
+    await until(() => redis.ready, 'the second reconnection', 15_000);
     expect(events).toEqual(['lost true', 'back']);
   });
 
@@ -327,7 +327,7 @@ describe('RedisConnection.watch', () => {
     redis.watch({ lost: () => told.push('lost') });
     await redis.connect();
     await own.stop();
-    await until(() => told.length === 1, 10_000, 'the loss');
+    await until(() => told.length === 1, 'the loss', 10_000);
     expect(logger.lines).toContain('Error: watcher broke');
   });
 
@@ -357,9 +357,9 @@ describe('RedisConnection.duplicate and the log', () => {
     later(() => subscriber.close());
 
     await own.stop();
-    await until(() => !redis.ready && !subscriber.ready, 10_000, 'both to notice');
+    await until(() => !redis.ready && !subscriber.ready, 'both to notice', 10_000);
     await own.start();
-    await until(() => lines.some((l) => l.includes('connected again')), 15_000, 'the recovery line');
+    await until(() => lines.some((l) => l.includes('connected again')), 'the recovery line', 15_000);
     expect(lines.filter((l) => l.includes('reconnecting'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('connected again'))).toHaveLength(1);
     // Written when the last of the two came back.
@@ -367,7 +367,7 @@ describe('RedisConnection.duplicate and the log', () => {
   });
 
   it('gives the duplicate the name it is asked for', async () => {
-    const redis = new RedisConnection({ url: SHARED_URL, logger: false, name: 'main' });
+    const redis = new RedisConnection({ url: REDIS_URL, logger: false, name: 'main' });
     const err = await rejection(redis.duplicate({ name: 'subscriber' }).command('PING'));
     expect(err.message).toBe('Redis is unavailable (subscriber: not connected)');
   });
@@ -375,7 +375,7 @@ describe('RedisConnection.duplicate and the log', () => {
 
 describe('RedisConnection with a client of the user', () => {
   it('uses it, connects it if needed, and never closes it', async () => {
-    const client = createClient({ url: SHARED_URL });
+    const client = createClient({ url: REDIS_URL });
     client.on('error', () => {});
     const redis = new RedisConnection({ client: client as never, logger: false });
     expect(redis.owned).toBe(false);
@@ -393,7 +393,7 @@ describe('RedisConnection with a client of the user', () => {
   });
 
   it('leaves a client the user already connected as it is', async () => {
-    const client = createClient({ url: SHARED_URL });
+    const client = createClient({ url: REDIS_URL });
     client.on('error', () => {});
     await client.connect();
     const app = server();
@@ -414,7 +414,7 @@ describe('RedisConnection and the process', () => {
       import { Server } from ${core};
       import { RedisConnection } from ${entry};
       const app = new Server();
-      const redis = new RedisConnection({ url: ${JSON.stringify(SHARED_URL)} });
+      const redis = new RedisConnection({ url: ${JSON.stringify(REDIS_URL)} });
       const sub = redis.duplicate();
       await app.register(async (s) => { await redis.attach(s); await sub.attach(s); });
       await sub.subscribe(${JSON.stringify(`${prefix}exit`)}, () => {});
@@ -423,26 +423,9 @@ describe('RedisConnection and the process', () => {
       await app.close();
       console.log('CLOSED');
     `;
-    const cwd = fileURLToPath(new URL('..', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve(-1);
-      }, 20_000);
-      child.once('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
-    expect(out).toContain('CLOSED');
+    const child = run({ script }, {}, { cwd: new URL('..', import.meta.url) });
+    const code = await exitCode(child, 20_000);
+    expect(child.output()).toContain('CLOSED');
     expect(code).toBe(0);
   }, 30_000);
 });

@@ -1,26 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { VeloxError } from '@velox/core';
-import { describe, expect, it } from 'vitest';
+import { describeErrorCodes, thrownBy } from '@velox/test-utils';
+import { expect, it } from 'vitest';
 import { RedisConnection, RedisErrorCodes } from '../src/index.ts';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-
-describe('RedisErrorCodes', () => {
-  it('documents every code in the README', () => {
-    for (const code of Object.values(RedisErrorCodes)) expect(readme).toContain(`\`${code}\``);
-  });
-
-  it('prefixes every code with VELOX_ERR_REDIS_', () => {
-    for (const code of Object.values(RedisErrorCodes)) expect(code).toMatch(/^VELOX_ERR_REDIS_[A-Z_]+$/);
-  });
-
+describeErrorCodes('RedisErrorCodes', RedisErrorCodes, { readme: new URL('../README.md', import.meta.url), prefix: 'VELOX_ERR_REDIS_' }, () => {
   it('throws VeloxErrors that carry the code and status', async () => {
-    let thrown: unknown;
-    try {
-      new RedisConnection({ url: 'nope' });
-    } catch (err) {
-      thrown = err;
-    }
+    const thrown = thrownBy(() => new RedisConnection({ url: 'nope' }));
     expect(thrown).toBeInstanceOf(VeloxError);
     expect((thrown as VeloxError).code).toBe(RedisErrorCodes.INVALID_OPTION);
     const redis = new RedisConnection({ logger: false });

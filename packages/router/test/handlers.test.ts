@@ -1,7 +1,8 @@
 import type { ErrorHandler, Middleware } from '@velox/core';
+import { get, listen } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { Router, RouterErrorCodes } from '../src/index.ts';
-import { get, listen, server } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const boom = () => {
   throw Object.assign(new Error('boom'), { status: 418 });

@@ -1,7 +1,8 @@
 import type { Middleware } from '@velox/core';
+import { get, listen } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { Router } from '../src/index.ts';
-import { get, listen, server } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const echo: Parameters<Router['get']>[1] = (req, res) => res.json({ path: req.path, params: req.params, query: req.query });
 

@@ -1,7 +1,8 @@
 import type { Middleware, RouteDefinition } from '@velox/core';
+import { get, listen } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { Router, RouterErrorCodes } from '../src/index.ts';
-import { get, listen, server } from './helpers.ts';
+import { server } from './helpers.ts';
 
 /** A middleware that appends its name to the `x-trace` response header. */
 function trace(name: string): Middleware {

@@ -1,6 +1,7 @@
+import { listen, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { session } from '../src/index.ts';
-import { Browser, gate, listen, SECRET, server, storeKinds, until } from './helpers.ts';
+import { Browser, gate, SECRET, server, storeKinds } from './helpers.ts';
 
 describe.each(storeKinds)('concurrent requests of one session with $kind', ({ make }) => {
   it('keeps both changes when two requests change different keys at the same time', async () => {
@@ -32,7 +33,7 @@ describe.each(storeKinds)('concurrent requests of one session with $kind', ({ ma
     const first = browser.post('/set/a');
     const second = browser.post('/set/b');
     // Both have loaded the session before either writes.
-    await until(() => loaded === 2, 10_000, 'both requests to load the session');
+    await until(() => loaded === 2, 'both requests to load the session', 10_000);
     gates.get('b')!.open();
     expect((await second).body).toEqual({ base: 1, b: 'value of b' });
     gates.get('a')!.open();
@@ -78,7 +79,7 @@ describe.each(storeKinds)('concurrent requests of one session with $kind', ({ ma
       const cookie = browser.cookie;
       loaded = false;
       const pending = browser.post(`/slow/${mode}`);
-      await until(() => loaded, 10_000, 'the slow request to load the session');
+      await until(() => loaded, 'the slow request to load the session', 10_000);
       const bye = await browser.post('/logout');
       expect(bye.body).toBe('bye');
       slow.open();

@@ -1,20 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { VeloxError } from '@velox/core';
-import { describe, expect, it } from 'vitest';
+import { describeErrorCodes, listen } from '@velox/test-utils';
+import { expect, it } from 'vitest';
 import { SessionErrorCodes, session } from '../src/index.ts';
-import { Browser, CountingStore, listen, SECRET, server } from './helpers.ts';
+import { Browser, CountingStore, SECRET, server } from './helpers.ts';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-
-describe('SessionErrorCodes', () => {
-  it('documents every code in the README', () => {
-    for (const code of Object.values(SessionErrorCodes)) expect(readme).toContain(`\`${code}\``);
-  });
-
-  it('prefixes every code with VELOX_ERR_SESSION_', () => {
-    for (const code of Object.values(SessionErrorCodes)) expect(code).toMatch(/^VELOX_ERR_SESSION_[A-Z_]+$/);
-  });
-
+describeErrorCodes('SessionErrorCodes', SessionErrorCodes, { readme: new URL('../README.md', import.meta.url), prefix: 'VELOX_ERR_SESSION_' }, () => {
   it('raises VeloxErrors with the code and status: start-up errors thrown, request errors answered', async () => {
     const thrown = await server()
       .register(session, { secret: 'short' })

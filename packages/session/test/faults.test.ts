@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { exitCode, freePort, listen, ownRedis, REDIS_URL, run, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { RedisStore, SessionErrorCodes, session } from '../src/index.ts';
-import { Browser, CountingStore, freePort, gate, listen, ownRedis, SECRET, SHARED_URL, server, until } from './helpers.ts';
+import { Browser, CountingStore, gate, SECRET, server } from './helpers.ts';
 
 /** Routes shared by the fault tests; `hold` makes /slow wait after start() until the test opens it. */
 async function faultApp(store: ConstructorParameters<typeof CountingStore>[0] | CountingStore) {
@@ -60,7 +60,7 @@ describe('the store down', () => {
     await browser.get('/visits');
     const cookie = browser.cookie;
     const pending = browser.post('/slow');
-    await until(() => state.reached, 10_000, 'the handler to start');
+    await until(() => state.reached, 'the handler to start', 10_000);
     store.failing = true;
     state.hold.open();
     const r = await pending;
@@ -94,7 +94,7 @@ describe('RedisStore with Redis stopped mid-test', () => {
 
     // Down on the write: the handler loaded the session, then Redis went away.
     const pending = browser.post('/slow');
-    await until(() => state.reached, 10_000, 'the handler to start');
+    await until(() => state.reached, 'the handler to start', 10_000);
     await redis.stop();
     state.hold.open();
     const lost = await pending;
@@ -109,13 +109,13 @@ describe('RedisStore with Redis stopped mid-test', () => {
 
     // Back: the same server works again (this Redis kept nothing, so a new session begins).
     await redis.start();
-    await until(async () => (await browser.get('/visits')).status === 200, 20_000, 'sessions to work again');
+    await until(async () => (await browser.get('/visits')).status === 200, 'sessions to work again', 20_000);
     expect((await browser.get('/visits')).status).toBe(200);
   });
 
   it('is connected by the time listen() resolves: the very first request works', async () => {
     const a = server();
-    await a.register(session, { secret: SECRET, store: new RedisStore({ url: SHARED_URL, logger: false }) });
+    await a.register(session, { secret: SECRET, store: new RedisStore({ url: REDIS_URL, logger: false }) });
     a.get('/first', async (req, res) => {
       await req.session.start();
       req.session.set('first', true);
@@ -142,7 +142,7 @@ describe('app.close()', () => {
     const script = `
       import { Server } from ${core};
       import { session, RedisStore } from ${entry};
-      for (const store of [undefined, new RedisStore({ url: ${JSON.stringify(SHARED_URL)}, prefix: 'velox-session-exit:' })]) {
+      for (const store of [undefined, new RedisStore({ url: ${JSON.stringify(REDIS_URL)}, prefix: 'velox-session-exit:' })]) {
         const app = new Server();
         await app.register(session, { secret: ${JSON.stringify(SECRET)}, store, idleTimeout: 5000 });
         app.get('/', async (req, res) => { await req.session.start(); req.session.set('x', 1); res.send('ok'); });
@@ -153,26 +153,9 @@ describe('app.close()', () => {
       }
       console.log('CLOSED');
     `;
-    const cwd = fileURLToPath(new URL('..', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve(-1);
-      }, 20_000);
-      child.once('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
-    expect(out).toContain('CLOSED');
+    const child = run({ script }, {}, { cwd: new URL('..', import.meta.url) });
+    const code = await exitCode(child, 20_000);
+    expect(child.output()).toContain('CLOSED');
     expect(code).toBe(0);
   }, 30_000);
 });

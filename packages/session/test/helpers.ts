@@ -1,27 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Server, type ServerOptions } from '@velox/core';
 import { RedisConnection } from '@velox/redis';
-import { afterAll, afterEach } from 'vitest';
+import { closeAfter, listen, REDIS_URL, redisPrefix } from '@velox/test-utils';
+import { afterAll } from 'vitest';
 import { MemoryStore, RedisStore, type SessionOptions, type SessionStore, session } from '../src/index.ts';
 
 export const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 export const OLD_SECRET = 'the-retired-secret-also-long-enough-9876543210';
-export const SHARED_URL = 'redis://127.0.0.1:6379';
 /** Keys in the shared Redis get a random prefix per run (other helpers use it too). */
-export const runPrefix = `velox-session-test:${randomBytes(6).toString('hex')}:`;
+export const runPrefix = redisPrefix('velox-session-test');
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
 // Leave nothing behind in the shared Redis: every key this run made starts with runPrefix.
 afterAll(async () => {
-  const redis = new RedisConnection({ url: SHARED_URL, logger: false });
+  const redis = new RedisConnection({ url: REDIS_URL, logger: false });
   await redis.connect();
   let cursor = '0';
   do {
@@ -32,29 +22,16 @@ afterAll(async () => {
   await redis.close();
 });
 
-/** Runs `fn` after the current test. */
-export function later(fn: () => Promise<unknown> | unknown): void {
-  cleanups.push(fn);
-}
-
 /** A quiet server, closed after the test. */
 export function server(options: ServerOptions = {}): Server {
-  const app = new Server({ logger: false, ...options });
-  later(() => app.close({ timeout: 1000 }));
-  return app;
-}
-
-/** Listens on 127.0.0.1, port 0; returns the base URL. */
-export async function listen(app: Server): Promise<string> {
-  const { port } = await app.listen(0, '127.0.0.1');
-  return `http://127.0.0.1:${port}`;
+  return closeAfter(new Server({ logger: false, ...options }), { timeout: 1000 });
 }
 
 let stores = 0;
 /** The two stores every behaviour is tested with. */
 export const storeKinds = [
   { kind: 'MemoryStore', make: (): SessionStore => new MemoryStore() },
-  { kind: 'RedisStore', make: (): SessionStore => new RedisStore({ url: SHARED_URL, prefix: `${runPrefix}${++stores}:`, logger: false }) },
+  { kind: 'RedisStore', make: (): SessionStore => new RedisStore({ url: REDIS_URL, prefix: `${runPrefix}${++stores}:`, logger: false }) },
 ] as const;
 
 /** A server with the session plugin on `store` and the usual routes for tests. */
@@ -151,17 +128,6 @@ export class CountingStore implements SessionStore {
   }
 }
 
-/** Polls `check` every 25 ms until it returns true, for up to `ms`. */
-export async function until(check: () => boolean | Promise<boolean>, ms = 15_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** A promise and its resolver, to hold a handler until the test lets it go on. */
 export function gate(): { promise: Promise<void>; open(): void } {
   let open!: () => void;
@@ -169,65 +135,6 @@ export function gate(): { promise: Promise<void>; open(): void } {
     open = r;
   });
   return { promise, open };
-}
-
-/** A TCP port nothing listens on (at the moment it is asked for). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-function pings(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (d) => {
-      text += d;
-      if (text.includes('PONG')) {
-        socket.destroy();
-        resolve(true);
-      }
-    });
-    socket.on('error', () => resolve(false));
-    socket.on('close', () => resolve(text.includes('PONG')));
-    socket.on('connect', () => socket.write('PING\r\n'));
-  });
-}
-
-/**
- * A redis-server of the test's own on a free port, as a child process: stop() kills it by its
- * PID, start() starts it again on the same port. Stopped after the test.
- */
-export async function ownRedis(): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void> }> {
-  const port = await freePort();
-  const dir = await mkdtemp(join(tmpdir(), 'velox-session-redis-'));
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-      stdio: 'ignore',
-    });
-    await until(() => pings(port), 15_000, `redis-server on port ${port}`);
-  };
-  const stop = async () => {
-    const proc = child;
-    child = undefined;
-    if (!proc || proc.exitCode !== null) return;
-    const exited = new Promise((r) => proc.once('exit', r));
-    process.kill(proc.pid!, 'SIGKILL');
-    await exited;
-  };
-  await start();
-  later(async () => {
-    await stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return { url: `redis://127.0.0.1:${port}`, stop, start };
 }
 
 /**

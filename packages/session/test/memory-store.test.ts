@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
+import { listen, sleep, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, SessionErrorCodes, session } from '../src/index.ts';
-import { listen, SECRET, server, sleep, until } from './helpers.ts';
+import { SECRET, server } from './helpers.ts';
 
 const record = (data: Record<string, unknown>) => ({ created: Date.now(), seen: Date.now(), data });
 
@@ -74,7 +75,7 @@ describe('MemoryStore', () => {
     const store = new MemoryStore({ sweepInterval: 30 });
     for (let i = 0; i < 50; i++) await store.set(`s${i}`, record({ i }), 40);
     await store.set('long', record({}), 60_000);
-    await until(() => store.size === 1, 10_000, 'the sweep');
+    await until(() => store.size === 1, 'the sweep', 10_000);
     expect(await store.get('long')).toBeDefined();
     store.close();
   });
@@ -123,7 +124,7 @@ describe('MemoryStore', () => {
     expect(peak - before).toBeGreaterThan(10 * 1024 * 1024);
 
     // Nothing touches them: they expire and the sweeper drops them all.
-    await until(() => store.size === 0, 30_000, 'every session to be swept');
+    await until(() => store.size === 0, 'every session to be swept', 30_000);
     ids.clear();
     gc();
     const after = process.memoryUsage().heapUsed;

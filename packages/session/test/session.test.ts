@@ -1,6 +1,7 @@
+import { listen } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, SessionErrorCodes, session } from '../src/index.ts';
-import { app, Browser, CountingStore, listen, SECRET, server, storeKinds } from './helpers.ts';
+import { app, Browser, CountingStore, SECRET, server, storeKinds } from './helpers.ts';
 
 describe.each(storeKinds)('req.session with $kind', ({ make }) => {
   it('begins a session, then loads it from the cookie on the next request', async () => {

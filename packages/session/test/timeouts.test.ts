@@ -1,10 +1,11 @@
+import { REDIS_URL, sleep } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, RedisStore } from '../src/index.ts';
-import { app, Browser, ForeverStore, runPrefix, SHARED_URL, sleep } from './helpers.ts';
+import { app, Browser, ForeverStore, runPrefix } from './helpers.ts';
 
 const kinds = [
   { kind: 'MemoryStore', make: () => new MemoryStore() },
-  { kind: 'RedisStore', make: () => new RedisStore({ url: SHARED_URL, prefix: `${runPrefix}timeouts:`, logger: false }) },
+  { kind: 'RedisStore', make: () => new RedisStore({ url: REDIS_URL, prefix: `${runPrefix}timeouts:`, logger: false }) },
   { kind: 'a store that never expires anything', make: () => new ForeverStore() },
 ];
 

@@ -1,24 +1,11 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { exitCode, run } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { tree } from './helpers.ts';
 
 /** Runs a script in a child process; resolves with its exit code, or 'hung' if it is still running after `limit` ms. */
-function runScript(script: string, limit = 15_000): Promise<number | 'hung'> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: join(import.meta.dirname, '..'),
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve('hung');
-    }, limit);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code ?? -1);
-    });
-  });
+function runScript(script: string, limit = 15_000): Promise<number | null | 'hung'> {
+  return exitCode(run({ script }, {}, { cwd: join(import.meta.dirname, '..') }), limit);
 }
 
 describe('app.close()', () => {

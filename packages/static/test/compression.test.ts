@@ -1,6 +1,7 @@
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { get, rawGet, serve, tree, until } from './helpers.ts';
+import { get, rawGet, serve, tree } from './helpers.ts';
 
 /** fetch decodes bodies itself: read the bytes raw. */
 function raw(port: number, path: string, accept: string, extra = '') {
@@ -13,13 +14,13 @@ describe('serveStatic compression', () => {
   it('serves a .br sibling to a client that accepts br, and .gz to one that accepts only gzip', async () => {
     const root = await tree({ 'app.js': JS, 'app.js.br': brotliCompressSync(JS), 'app.js.gz': gzipSync(JS) });
     const { url, port } = await serve(root, { compress: false });
-    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'br' })).headers.get('content-encoding') === 'br', 10_000, 'br sibling');
+    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'br' })).headers.get('content-encoding') === 'br', 'br sibling', 10_000);
     const br = await raw(port, '/assets/app.js', 'gzip, br');
     expect(br.headers['content-encoding']).toBe('br');
     expect(br.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(br.headers.vary).toBe('Accept-Encoding');
     expect(brotliDecompressSync(br.body).toString()).toBe(JS);
-    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'gzip' })).headers.get('content-encoding') === 'gzip', 10_000, 'gz sibling');
+    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'gzip' })).headers.get('content-encoding') === 'gzip', 'gz sibling', 10_000);
     const gz = await raw(port, '/assets/app.js', 'gzip');
     expect(gunzipSync(gz.body).toString()).toBe(JS);
     const plain = await get(`${url}/assets/app.js`);
@@ -32,8 +33,8 @@ describe('serveStatic compression', () => {
     const root = await tree({ 'app.js': JS, 'app.js.br': brotliCompressSync(JS), 'app.js.gz': gzipSync(JS) });
     const { url } = await serve(root, { compress: false });
     // Warm both siblings into memory.
-    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'br' })).headers.get('content-encoding') === 'br', 10_000, 'br');
-    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'gzip' })).headers.get('content-encoding') === 'gzip', 10_000, 'gzip');
+    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'br' })).headers.get('content-encoding') === 'br', 'br', 10_000);
+    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'gzip' })).headers.get('content-encoding') === 'gzip', 'gzip', 10_000);
     expect((await get(`${url}/assets/app.js`, { 'accept-encoding': 'br;q=0.5, gzip;q=0.9' })).headers.get('content-encoding')).toBe('gzip');
     expect((await get(`${url}/assets/app.js`, { 'accept-encoding': 'br;q=0, gzip;q=0' })).headers.get('content-encoding')).toBeNull();
     expect((await get(`${url}/assets/app.js`, { 'accept-encoding': '*' })).headers.get('content-encoding')).toBe('br');
@@ -44,7 +45,7 @@ describe('serveStatic compression', () => {
     const root = await tree({ 'app.js': JS });
     const { url, port, files } = await serve(root);
     const identity = await get(`${url}/assets/app.js`);
-    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'br' })).headers.get('content-encoding') === 'br', 15_000, 'br result');
+    await until(async () => (await get(`${url}/assets/app.js`, { 'accept-encoding': 'br' })).headers.get('content-encoding') === 'br', 'br result', 15_000);
     const bytesAfterFirst = files.stats().cachedBytes;
     const a = await raw(port, '/assets/app.js', 'br');
     const b = await raw(port, '/assets/app.js', 'br');
@@ -83,7 +84,7 @@ describe('serveStatic compression', () => {
     const other = 'z'.repeat(9000);
     const root = await tree({ 'app.js': JS, 'other.bin': other });
     const { port, files } = await serve(root, { cache: { maxFileSize: 12_000, maxSize: 13_000 } });
-    await until(async () => (await raw(port, '/assets/app.js', 'br')).headers['content-encoding'] === 'br', 15_000, 'br result');
+    await until(async () => (await raw(port, '/assets/app.js', 'br')).headers['content-encoding'] === 'br', 'br result', 15_000);
     // other.bin (9,000 bytes) does not fit beside app.js and its br form: they go out.
     expect((await rawGet(port, '/assets/other.bin')).body.length).toBe(9000);
     expect(files.stats().cachedBytes).toBeLessThanOrEqual(13_000);
@@ -92,7 +93,7 @@ describe('serveStatic compression', () => {
       if (r.headers['content-encoding'] !== 'br') return r.body.toString() === JS ? false : Promise.reject(new Error('wrong identity body'));
       expect(brotliDecompressSync(r.body).toString()).toBe(JS);
       return true;
-    }, 15_000, 'br again');
+    }, 'br again', 15_000);
     expect(files.stats().cachedBytes).toBeLessThanOrEqual(13_000);
   });
 });

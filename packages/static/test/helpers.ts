@@ -1,25 +1,13 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Server, type ServerOptions } from '@velox/core';
-import { afterEach } from 'vitest';
+import { closeAfter, tempDir } from '@velox/test-utils';
 import { type ServeStatic, type ServeStaticOptions, serveStatic } from '../src/index.ts';
-
-const servers: Server[] = [];
-const dirs: string[] = [];
-const statics: Array<{ close(): Promise<void> }> = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((app) => app.close({ timeout: 1000 })));
-  await Promise.all(statics.splice(0).map((s) => s.close()));
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
 
 /** A real temporary directory with these files (path → content), removed after the test. */
 export async function tree(files: Record<string, string | Buffer> = {}): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'velox-static-'));
-  dirs.push(dir);
+  const dir = await tempDir('velox-static-');
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), content);
@@ -27,26 +15,11 @@ export async function tree(files: Record<string, string | Buffer> = {}): Promise
   return dir;
 }
 
-/** A temporary directory (removed after the test). */
-export async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'velox-static-'));
-  dirs.push(dir);
-  return dir;
-}
-
 export { symlink };
 
 /** A quiet server, closed after the test. */
 export function server(options: ServerOptions = {}): Server {
-  const app = new Server({ logger: false, ...options });
-  servers.push(app);
-  return app;
-}
-
-/** Tracks something to close after the test. */
-export function closeLater<T extends { close(): Promise<void> }>(thing: T): T {
-  statics.push(thing);
-  return thing;
+  return closeAfter(new Server({ logger: false, ...options }), { timeout: 1000 });
 }
 
 /**
@@ -59,8 +32,9 @@ export async function serve(
   prefix = '/assets',
   setup?: (app: Server) => void,
 ): Promise<{ url: string; port: number; app: Server; files: ServeStatic }> {
+  // Registered first, closed last: the server closes before its files stop watching.
+  const files = closeAfter(serveStatic(root, { settleTime: 0, ...options }));
   const app = server();
-  const files = closeLater(serveStatic(root, { settleTime: 0, ...options }));
   setup?.(app);
   app.use(prefix, files);
   await files.ready();
@@ -126,14 +100,4 @@ export function rawGet(port: number, target: string | Buffer, extra = '', waitMs
       socket.write(Buffer.concat([Buffer.from('GET '), Buffer.from(target), Buffer.from(` HTTP/1.1\r\nHost: x\r\n${extra}\r\n`)]));
     });
   });
-}
-
-/** Polls `check` until it returns true (or throws after `timeout` ms). */
-export async function until(check: () => boolean | Promise<boolean>, timeout = 20_000, what = 'condition'): Promise<void> {
-  const start = Date.now();
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() - start > timeout) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }

@@ -1,13 +1,14 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { closeAfter, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { LiveDirectory, type LiveFile, StaticErrorCodes } from '../src/index.ts';
-import { closeLater, tree, until } from './helpers.ts';
+import { tree } from './helpers.ts';
 
 describe('LiveDirectory', () => {
   it('holds every file that passes the filter, by path', async () => {
     const root = await tree({ 'email.html': '<p>hi</p>', 'notes.txt': 'no', 'sub/welcome.html': '<p>w</p>', '.hidden.html': 'h' });
-    const views = closeLater(new LiveDirectory(root, { filter: (path) => path.endsWith('.html'), settleTime: 0 }));
+    const views = closeAfter(new LiveDirectory(root, { filter: (path) => path.endsWith('.html'), settleTime: 0 }));
     await views.ready();
     const file = views.get('/email.html')!;
     expect(file.content.toString()).toBe('<p>hi</p>');
@@ -22,25 +23,25 @@ describe('LiveDirectory', () => {
 
   it("emits 'add', 'change' and 'delete' as files change on disk, and get() follows", async () => {
     const root = await tree({ 'a.html': 'one' });
-    const views = closeLater(new LiveDirectory(root, { settleTime: 50 }));
+    const views = closeAfter(new LiveDirectory(root, { settleTime: 50 }));
     await views.ready();
     const events: string[] = [];
     views.on('add', (file: LiveFile) => events.push(`add ${file.path}`));
     views.on('change', (file: LiveFile, previous: LiveFile) => events.push(`change ${file.path} ${previous.content} → ${file.content}`));
     views.on('delete', (previous: LiveFile) => events.push(`delete ${previous.path}`));
     await writeFile(join(root, 'b.html'), 'bee');
-    await until(() => views.get('/b.html')?.content.toString() === 'bee', 15_000, 'add');
+    await until(() => views.get('/b.html')?.content.toString() === 'bee', 'add', 15_000);
     await writeFile(join(root, 'a.html'), 'two');
-    await until(() => views.get('/a.html')?.content.toString() === 'two', 15_000, 'change');
+    await until(() => views.get('/a.html')?.content.toString() === 'two', 'change', 15_000);
     await rm(join(root, 'b.html'));
-    await until(() => views.get('/b.html') === undefined, 15_000, 'delete');
-    await until(() => events.length === 3, 5000, 'events');
+    await until(() => views.get('/b.html') === undefined, 'delete', 15_000);
+    await until(() => events.length === 3, 'events', 5000);
     expect(events).toEqual(['add /b.html', 'change /a.html one → two', 'delete /b.html']);
   });
 
   it('leaves out files bigger than maxFileSize', async () => {
     const root = await tree({ 'big.txt': 'x'.repeat(100), 'small.txt': 'x' });
-    const views = closeLater(new LiveDirectory(root, { maxFileSize: 10, watch: false }));
+    const views = closeAfter(new LiveDirectory(root, { maxFileSize: 10, watch: false }));
     await views.ready();
     expect(views.get('/big.txt')).toBeUndefined();
     expect(views.get('/small.txt')?.size).toBe(1);
@@ -48,7 +49,7 @@ describe('LiveDirectory', () => {
 
   it('keeps a snapshot with watch: false', async () => {
     const root = await tree({ 'a.txt': 'a' });
-    const views = closeLater(new LiveDirectory(root, { watch: false, settleTime: 0 }));
+    const views = closeAfter(new LiveDirectory(root, { watch: false, settleTime: 0 }));
     await views.ready();
     await writeFile(join(root, 'a.txt'), 'changed');
     await new Promise((r) => setTimeout(r, 300));
@@ -58,7 +59,7 @@ describe('LiveDirectory', () => {
   it('refuses a missing root and unknown events with VELOX_ERR_STATIC_INVALID_OPTION', async () => {
     const root = await tree({});
     expect(() => new LiveDirectory(join(root, 'nope'))).toThrowError(expect.objectContaining({ code: StaticErrorCodes.INVALID_OPTION }));
-    const views = closeLater(new LiveDirectory(root, { watch: false }));
+    const views = closeAfter(new LiveDirectory(root, { watch: false }));
     expect(() => views.on('explode' as 'add', () => {})).toThrowError(expect.objectContaining({ code: StaticErrorCodes.INVALID_OPTION }));
   });
 });

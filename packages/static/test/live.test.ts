@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { appendFile, mkdir, open, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { get, serve, tree, until } from './helpers.ts';
+import { get, serve, tree } from './helpers.ts';
 
 describe('serveStatic watching', () => {
   it('shows added, changed and deleted files without a restart', async () => {
@@ -11,16 +12,16 @@ describe('serveStatic watching', () => {
     const { url } = await serve(root, { settleTime: 50 });
     expect((await get(`${url}/assets/a.txt`)).text).toBe('one');
     await writeFile(join(root, 'new.txt'), 'new');
-    await until(async () => (await get(`${url}/assets/new.txt`)).text === 'new', 15_000, 'added file');
+    await until(async () => (await get(`${url}/assets/new.txt`)).text === 'new', 'added file', 15_000);
     await writeFile(join(root, 'a.txt'), 'two!');
-    await until(async () => (await get(`${url}/assets/a.txt`)).text === 'two!', 15_000, 'changed file');
+    await until(async () => (await get(`${url}/assets/a.txt`)).text === 'two!', 'changed file', 15_000);
     await rm(join(root, 'a.txt'));
-    await until(async () => (await get(`${url}/assets/a.txt`)).status === 404, 15_000, 'deleted file');
+    await until(async () => (await get(`${url}/assets/a.txt`)).status === 404, 'deleted file', 15_000);
     await mkdir(join(root, 'docs'));
     await writeFile(join(root, 'docs', 'index.html'), 'docs');
-    await until(async () => (await get(`${url}/assets/docs/`)).text === 'docs', 15_000, 'new index');
+    await until(async () => (await get(`${url}/assets/docs/`)).text === 'docs', 'new index', 15_000);
     await rm(join(root, 'docs'), { recursive: true });
-    await until(async () => (await get(`${url}/assets/docs/`)).status === 404, 15_000, 'removed dir');
+    await until(async () => (await get(`${url}/assets/docs/`)).status === 404, 'removed dir', 15_000);
   });
 
   it('serves a file replaced by a larger one while cached: old or new, whole, never a mix', async () => {
@@ -41,7 +42,7 @@ describe('serveStatic watching', () => {
       expect(r.headers.get('content-length')).toBe(String(r.body.length));
       sawNew = r.text === after;
       return sawNew;
-    }, 15_000, 'the larger file');
+    }, 'the larger file', 15_000);
     expect(sawNew).toBe(true);
   });
 
@@ -60,7 +61,7 @@ describe('serveStatic watching', () => {
       if (r.status === 200) expect(r.body.length).toBe(full.length);
     }
     await handle.close();
-    await until(async () => (await get(`${url}/assets/slow.txt`)).body.length === full.length, 20_000, 'the settled file');
+    await until(async () => (await get(`${url}/assets/slow.txt`)).body.length === full.length, 'the settled file', 20_000);
     const done = await get(`${url}/assets/slow.txt`);
     expect(done.body.equals(full)).toBe(true);
     expect([...seen].every((s) => s === 404 || s === 200 || s === 503)).toBe(true);
@@ -75,8 +76,8 @@ describe('serveStatic watching', () => {
     for (let i = 0; i < 500; i++) writes.push(writeFile(join(root, 'd', `f${i}.txt`), `v1 ${i}`)); // 500 changes
     for (let i = 0; i < 500; i++) writes.push(writeFile(join(root, 'd', `n${i}.txt`), `new ${i}`)); // 500 adds
     await Promise.all(writes);
-    await until(() => statics.stats().files === 1000, 30_000, 'every add');
-    await until(async () => (await get(`${url}/assets/d/f499.txt`)).text === 'v1 499', 30_000, 'the last change');
+    await until(() => statics.stats().files === 1000, 'every add', 30_000);
+    await until(async () => (await get(`${url}/assets/d/f499.txt`)).text === 'v1 499', 'the last change', 30_000);
     for (let i = 0; i < 500; i += 50) {
       expect((await get(`${url}/assets/d/f${i}.txt`)).text).toBe(`v1 ${i}`);
       expect((await get(`${url}/assets/d/n${i}.txt`)).text).toBe(`new ${i}`);
@@ -133,7 +134,7 @@ describe('serveStatic watching', () => {
       socket.write('GET /assets/big.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     });
     expect(received).toBeGreaterThan(size); // the whole body plus the head
-    await until(async () => (await get(`${url}/assets/big.bin`)).status === 404, 15_000, '404 after delete');
+    await until(async () => (await get(`${url}/assets/big.bin`)).status === 404, '404 after delete', 15_000);
   });
 
   it('streams a big file to a slow reader with backpressure: RSS stays flat', async () => {
@@ -168,7 +169,7 @@ describe('serveStatic watching', () => {
       lines.push(...parts);
     });
     const next = async (prefix: string) => {
-      await until(() => lines.some((l) => l.startsWith(prefix)), 30_000, prefix);
+      await until(() => lines.some((l) => l.startsWith(prefix)), prefix, 30_000);
       const i = lines.findIndex((l) => l.startsWith(prefix));
       return Number(lines.splice(i, 1)[0]!.split(' ')[1]);
     };
@@ -185,7 +186,7 @@ describe('serveStatic watching', () => {
         setTimeout(() => socket.resume(), 1);
       });
       socket.write('GET /s/huge.bin HTTP/1.1\r\nHost: x\r\n\r\n');
-      await until(() => got > 64 * 1024 * 1024, 60_000, '64 MB read');
+      await until(() => got > 64 * 1024 * 1024, '64 MB read', 60_000);
       socket.pause();
       await new Promise((r) => setTimeout(r, 300));
       child.stdin.write('x');
@@ -204,7 +205,7 @@ describe('serveStatic watching', () => {
     const { url } = await serve(root, { settleTime: 50, compress: false });
     expect((await get(`${url}/assets/log.txt`)).text).toBe('line 1\n');
     await appendFile(join(root, 'log.txt'), 'line 2\n');
-    await until(async () => (await get(`${url}/assets/log.txt`)).text === 'line 1\nline 2\n', 15_000, 'appended');
+    await until(async () => (await get(`${url}/assets/log.txt`)).text === 'line 1\nline 2\n', 'appended', 15_000);
   });
 
   it('picks up a file replaced by rename (atomic write)', async () => {
@@ -213,6 +214,6 @@ describe('serveStatic watching', () => {
     expect((await get(`${url}/assets/x.json`)).text).toBe('{"v":1}');
     await writeFile(join(root, 'x.json.tmp'), '{"v":2}');
     await rename(join(root, 'x.json.tmp'), join(root, 'x.json'));
-    await until(async () => (await get(`${url}/assets/x.json`)).text === '{"v":2}', 15_000, 'renamed file');
+    await until(async () => (await get(`${url}/assets/x.json`)).text === '{"v":2}', 'renamed file', 15_000);
   });
 });

@@ -1,7 +1,8 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { rawGet, serve, tempDir, tree } from './helpers.ts';
+import { rawGet, serve, tree } from './helpers.ts';
 
 /** A root inside a parent that holds a secret next to it. */
 async function jail(): Promise<{ root: string; parent: string }> {

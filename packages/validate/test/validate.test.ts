@@ -1,10 +1,11 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ErrorCodes, type Middleware } from '@velox/core';
+import { get, listen } from '@velox/test-utils';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ValidateErrorCodes, validate } from '../src/index.ts';
-import { get, listen, server } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const json = (body: unknown, init: RequestInit = {}): RequestInit => ({
   method: 'POST',

@@ -1,7 +1,8 @@
 import { connect as tcp } from 'node:net';
+import { connect, start, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { websocket } from '../src/index.ts';
-import { connect, server, start, until } from './helpers.ts';
+import { server } from './helpers.ts';
 
 // uWS checks timeouts every 4 s: these tests take about 10 s, in a file of their own so that
 // they run beside the others.
@@ -16,7 +17,7 @@ describe('idleTimeout', () => {
         void closed.push({ route, code, reason, after: Date.now() - started });
       app.ws('/pinged', websocket({ idleTimeout: 8, close: record('pinged') }));
       app.ws('/quiet', websocket({ idleTimeout: 8, sendPingsAutomatically: false, close: record('quiet') }));
-      const { port, url } = await start(app);
+      const { port, url } = await start(app, 'ws');
 
       // A raw client: handshake, then it reads what comes but never answers a ping.
       const deaf = tcp(port, '127.0.0.1');

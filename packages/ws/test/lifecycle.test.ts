@@ -1,7 +1,7 @@
+import { connect, exitCode, REDIS_URL, start, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type Socket, websocket } from '../src/index.ts';
-import { connect, REDIS_URL, server, start, uniquePrefix, until } from './helpers.ts';
-import { startNode } from './processes.ts';
+import { server, startNode, uniquePrefix } from './helpers.ts';
 
 describe('app.close()', () => {
   it('closes every socket with 1001 and waits for close handlers that return a promise', async () => {
@@ -20,7 +20,7 @@ describe('app.close()', () => {
       }),
     );
     app.addHook('onClose', () => void events.push('onClose'));
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const clients = [await connect(`${url}/c`), await connect(`${url}/c`)];
     await until(() => sockets.length === 2, 'two sockets');
     await app.close();
@@ -41,7 +41,7 @@ describe('app.close()', () => {
     node.proc.kill('SIGTERM');
     expect(await client.closedWith).toEqual({ code: 1001, reason: 'Server shutting down' });
     await until(() => node.stdout().includes('CLOSED'), 'the node to close', 10_000);
-    const code = await Promise.race([node.exited, new Promise((r) => setTimeout(() => r('still running'), 5000))]);
+    const code = await exitCode(node, 5000);
     expect(code).toBe(0);
     expect(node.stderr()).toBe('');
   });

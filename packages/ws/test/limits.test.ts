@@ -1,7 +1,8 @@
 import { connect as tcp, type Socket as NetSocket } from 'node:net';
+import { connect, sleep, start, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type SendStatus, type Socket, websocket } from '../src/index.ts';
-import { connect, server, sleep, start, until } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const HANDSHAKE =
   'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n';
@@ -32,7 +33,7 @@ describe('maxPayloadLength', () => {
     const app = server();
     const sizes: number[] = [];
     app.ws('/p', websocket({ maxPayloadLength: 1024, message: (s, m) => void sizes.push(m.byteLength) }));
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const ok = await connect(`${url}/p`);
     ok.send(Buffer.alloc(1024));
     await until(() => sizes.length === 1, 'the message at the limit');
@@ -49,7 +50,7 @@ describe('maxPayloadLength', () => {
   it("cuts a message past uWS's backstop (twice the limit, at least 64 KiB over) without buffering it: the client sees 1006", async () => {
     const app = server();
     app.ws('/p', websocket({ maxPayloadLength: 1024 }));
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const huge = await connect(`${url}/p`);
     huge.send(Buffer.alloc(1024 + 64 * 1024 + 1));
     expect((await huge.closedWith).code).toBe(1006);
@@ -80,7 +81,7 @@ describe('message payloads', () => {
         },
       }),
     );
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const a = await connect(`${url}/async`);
     for (let i = 0; i < 20; i++) a.send(`message ${i} ${'.'.repeat(i * 50)}`);
     a.send(Buffer.from([1, 2, 3]));
@@ -96,7 +97,7 @@ describe('message payloads', () => {
   it('closes the connection when a text message is not UTF-8, and keeps serving others', async () => {
     const app = server();
     app.ws('/t', websocket({ message: (s, m, isBinary) => void s.send(m, isBinary) }));
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const bad = await connect(`${url}/t`, { skipUTF8Validation: true });
     bad.send(Buffer.from([0xff, 0xfe, 0xfd]), { binary: false });
     expect((await bad.closedWith).code).toBe(1006);
@@ -127,7 +128,7 @@ describe('handler errors', () => {
         },
       }),
     );
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const a = await connect(`${url}/e`);
     expect(await a.closedWith).toEqual({ code: 1011, reason: 'Internal error' });
     const b = await connect(`${url}/m`);
@@ -151,7 +152,7 @@ describe('handler errors', () => {
         message: (s) => void s.send('alive'),
       }),
     );
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const a = await connect(`${url}/c`);
     a.close();
     await until(() => app.logs.length === 1, 'the logged error');
@@ -175,7 +176,7 @@ describe('backpressure', () => {
         drain: (s) => void (s.bufferedAmount === 0 && drains++),
       }),
     );
-    const { port } = await start(app);
+    const { port } = await start(app, 'ws');
     const client = await stubbornClient(port, '/b');
     await until(() => socket !== undefined, 'the socket');
     const chunk = Buffer.alloc(64 * 1024, 1);
@@ -211,7 +212,7 @@ describe('backpressure', () => {
         },
       }),
     );
-    const { port } = await start(app);
+    const { port } = await start(app, 'ws');
     const client = await stubbornClient(port, '/b');
     await until(() => socket !== undefined, 'the socket');
     const chunk = Buffer.alloc(64 * 1024, 7);
@@ -245,7 +246,7 @@ describe('backpressure', () => {
         close: (_s, code) => void closes.push(code),
       }),
     );
-    const { port } = await start(app);
+    const { port } = await start(app, 'ws');
     const client = await stubbornClient(port, '/b');
     let ended = false;
     client.on('close', () => (ended = true));

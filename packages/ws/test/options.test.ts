@@ -1,7 +1,8 @@
+import { connect, start, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { websocket, WsErrorCodes } from '../src/index.ts';
 import { compressionUnsupported, negotiates, sharedCompression } from '../src/compression.ts';
-import { connect, server, start, until } from './helpers.ts';
+import { server } from './helpers.ts';
 
 describe('websocket() options', () => {
   it.each([
@@ -60,7 +61,7 @@ describe('compression', () => {
         open: (s) => void s.subscribe('z'),
       }),
     );
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const client = await connect(`${url}/z`, { perMessageDeflate: { threshold: 0 } });
     const peer = await connect(`${url}/z`, { perMessageDeflate: true });
     expect(client.extensions).toContain('permessage-deflate');

@@ -1,21 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { Server } from '@velox/core';
 import { RedisConnection, RedisErrorCodes } from '@velox/redis';
+import { type Client, connect, freePort, ownRedis, REDIS_URL, sleep, start, until } from '@velox/test-utils';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RedisPubSubOptions, redisPubSub, websocket, WsErrorCodes } from '../src/index.ts';
-import { type Client, connect, REDIS_URL, server, sleep, start, uniquePrefix, until } from './helpers.ts';
-import { startNode } from './processes.ts';
+import { server, startNode, uniquePrefix } from './helpers.ts';
 
 const newClient = (url: string) => createClient({ url });
 type Inspector = ReturnType<typeof newClient>;
 const inspectors: Inspector[] = [];
-const redisServers: ChildProcess[] = [];
 
 afterEach(async () => {
   for (const c of inspectors.splice(0)) c.destroy();
-  for (const r of redisServers.splice(0)) if (r.exitCode === null) r.kill('SIGKILL');
 });
 
 /** A plain Redis client for looking at what the servers do. */
@@ -43,7 +39,7 @@ async function node(app: Server, prefix: string, redis: RedisPubSubOptions = { u
       message: (s, m, isBinary) => void s.publish(s.params.topic, m, isBinary),
     }),
   );
-  return (await start(app)).url;
+  return (await start(app, 'ws')).url;
 }
 
 const texts = (c: Client) => c.inbox.map((m) => (m.binary ? `bin:${m.data.toString('hex')}` : m.text));
@@ -165,7 +161,7 @@ describe('redisPubSub subscriptions', () => {
     await app1.register(redisPubSub, { client: mine, prefix });
     await app2.register(redisPubSub, { client: mine, prefix });
     for (const app of [app1, app2]) app.ws('/t', websocket({ open: (s) => void s.subscribe('t') }));
-    const [{ url: u1 }, { url: u2 }] = [await start(app1), await start(app2)];
+    const [{ url: u1 }, { url: u2 }] = [await start(app1, 'ws'), await start(app2, 'ws')];
     await connect(`${u1}/t`);
     const far = await connect(`${u2}/t`);
     await until(async () => (await numsub(mine, prefix, ['t'])).join() === '2', 'both subscriptions');
@@ -215,29 +211,6 @@ describe('redisPubSub subscriptions', () => {
 });
 
 describe('redisPubSub with Redis down', () => {
-  /** A redis-server of our own on a free port, stopped and started by its PID. */
-  async function ownRedis(port?: number): Promise<{ port: number; proc: ChildProcess }> {
-    if (port === undefined) {
-      const probe = createServer();
-      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-      port = (probe.address() as { port: number }).port;
-      await new Promise((r) => probe.close(r));
-    }
-    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    redisServers.push(proc);
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      proc.stdout!.on('data', (d) => {
-        out += d;
-        if (out.includes('Ready to accept connections')) resolve();
-      });
-      proc.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-    });
-    return { port, proc };
-  }
-
   it('keeps delivering locally and logs the loss; delivery across servers resumes when Redis is back', async () => {
     const first = await ownRedis();
     const url = `redis://127.0.0.1:${first.port}`;
@@ -254,9 +227,7 @@ describe('redisPubSub with Redis down', () => {
     await until(() => far.inbox.length === 1, 'the first message across');
 
     // Stop Redis, by PID.
-    const stopped = new Promise((r) => first.proc.once('exit', r));
-    process.kill(first.proc.pid!, 'SIGTERM');
-    await stopped;
+    await first.stop('SIGTERM');
     await until(() => app1.logs.some((l) => l.includes('[velox/redis] redisPubSub:') && l.includes('reconnecting')), 'the loss to be logged');
     expect(app1.publish('t', 'during')).toBe(1);
     await until(() => near.inbox.length === 2, 'local delivery');
@@ -265,7 +236,7 @@ describe('redisPubSub with Redis down', () => {
     const late = await connect(`${url2}/t/late`);
 
     // Start it again on the same port.
-    await ownRedis(first.port);
+    await first.start();
     await until(() => app1.logs.some((l) => l.includes('could not be sent to Redis')), 'the recovery to be logged', 15_000);
     redis = await inspect(url);
     await until(async () => (await numsub(redis, prefix, ['t', 'late'])).join() === '2,1', 'the subscriptions to come back', 15_000);
@@ -312,10 +283,7 @@ describe('redisPubSub with Redis down', () => {
   }, 60_000);
 
   it('makes listen() reject with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached', async () => {
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise((r) => probe.close(r));
+    const port = await freePort();
     const app = server();
     const loading = app.register(redisPubSub, { url: `redis://127.0.0.1:${port}`, connectTimeout: 300 });
     await expect(loading).rejects.toMatchObject({ code: RedisErrorCodes.CONNECT });
@@ -344,7 +312,7 @@ describe('redisPubSub options', () => {
 
   it('must come before listen(), and once per server', async () => {
     const late = server();
-    await start(late);
+    await start(late, 'ws');
     await expect(late.register(redisPubSub, { url: REDIS_URL })).rejects.toMatchObject({ code: WsErrorCodes.INVALID_OPTION });
     const twice = server();
     await twice.register(redisPubSub, { url: REDIS_URL, prefix: uniquePrefix() });

@@ -1,7 +1,8 @@
 import { type Server, VeloxError } from '@velox/core';
+import { connect, start, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type Socket, websocket, WsErrorCodes } from '../src/index.ts';
-import { connect, server, start, until } from './helpers.ts';
+import { server } from './helpers.ts';
 
 /** A route whose sockets are handed to the test as they open. */
 async function withSockets(app: Server, extra: Parameters<typeof websocket>[0] = {}) {
@@ -15,7 +16,7 @@ async function withSockets(app: Server, extra: Parameters<typeof websocket>[0] =
       ...(extra as object),
     }),
   );
-  const { url } = await start(app);
+  const { url } = await start(app, 'ws');
   return { sockets, url };
 }
 
@@ -224,7 +225,7 @@ describe('Socket after close', () => {
         },
       }),
     );
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const leaving = await connect(`${url}/room?name=ann`);
     const staying = await connect(`${url}/room?name=bob`);
     leaving.close();

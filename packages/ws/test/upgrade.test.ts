@@ -1,8 +1,9 @@
 import { connect as tcp } from 'node:net';
 import { type Request, VeloxError } from '@velox/core';
+import { attempt, connect, start, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type Socket, websocket } from '../src/index.ts';
-import { attempt, connect, server, start, until } from './helpers.ts';
+import { server } from './helpers.ts';
 
 const HANDSHAKE =
   'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n';
@@ -30,7 +31,7 @@ describe('websocket() upgrade', () => {
       }),
     );
     app.ws('/none', websocket({ open: (s) => void seen.push(s.data) }));
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     expect(await attempt(`${url}/sync`)).toEqual({ status: 401, body: 'Sign in first' });
     await connect(`${url}/sync`, { headers: { 'x-user': 'ann' } });
     await connect(`${url}/async/7`, { headers: { 'x-user': 'bob' } });
@@ -56,7 +57,7 @@ describe('websocket() upgrade', () => {
         },
       }),
     );
-    const { url } = await start(app);
+    const { url } = await start(app, 'ws');
     const forbidden = await attempt(`${url}/r?how=throw`);
     expect(forbidden.status).toBe(403);
     expect(JSON.parse(forbidden.body)).toMatchObject({ statusCode: 403, code: 'APP_FORBIDDEN', message: 'Not in this room' });
@@ -87,7 +88,7 @@ describe('websocket() upgrade', () => {
         open: (s) => void opened.push(s),
       }),
     );
-    const { port, url } = await start(app);
+    const { port, url } = await start(app, 'ws');
     const leavers = [];
     for (let i = 0; i < 10; i++) {
       const socket = tcp(port, '127.0.0.1');
@@ -112,7 +113,7 @@ describe('websocket() upgrade', () => {
   it('answers 404 to a plain GET on a WebSocket route (no upgrade headers)', async () => {
     const app = server();
     app.ws('/only-ws', websocket());
-    const { port } = await start(app);
+    const { port } = await start(app, 'ws');
     const res = await fetch(`http://127.0.0.1:${port}/only-ws`);
     expect(res.status).toBe(404);
   });
