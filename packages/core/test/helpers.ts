@@ -6,6 +6,3 @@ export function server(options: ServerOptions = {}): Server {
   return closeAfter(new Server({ logger: false, ...options }), { timeout: 1000 });
 }
 
-// send*.test.ts (res.sendFile, still being worked on in its own branch) imports these from here;
-// they are @velox/test-utils' own. Import them from there in new tests.
-export { parseResponses, raw, start } from '@velox/test-utils';

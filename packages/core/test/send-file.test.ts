@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, type Server, VeloxError } from '../src/index.ts';
-import { parseResponses, raw, server, start } from './helpers.ts';
+import { parseResponses, raw, start } from '@velox/test-utils';
+import { server } from './helpers.ts';
 
 const dirs: string[] = [];
 
