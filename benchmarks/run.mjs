@@ -636,6 +636,10 @@ async function main() {
             if (!entry) continue;
             slot++;
             done++;
+            // A custom load (the WebSocket scenarios) can leave a server with queued work after
+            // its slice; the next slice starts once the machine is idle again, so that work does
+            // not land on another framework's slice.
+            if (s.load) await waitForQuiet({ maxWaitMs: 10_000, sampleMs: 100 });
             const tag = `[${String(done).padStart(width)}/${slicesPlanned}] ${s.name} r${round}.${slice} ${fw.id}`;
             try {
               const m = await measure(entry, set, s, path.join(runDir, 'wrk', `${s.name}-${fw.id}-r${round}-s${slice}`), runDir);

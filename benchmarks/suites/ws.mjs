@@ -15,9 +15,15 @@ const LOAD = path.join(BENCH_DIR, 'lib', 'ws-load.mjs');
 /** Echo: connections, and frames in flight on each. */
 const ECHO_CONNECTIONS = 100;
 const ECHO_WINDOW = 32;
-/** Fan-out: subscribers of the one topic, and messages the publisher keeps in flight. */
+/**
+ * Fan-out: subscribers of the one topic, and messages the publisher keeps in flight. Each message
+ * in flight is 1,000 deliveries of server work, so the window also bounds what a server still has
+ * to send when its slice ends: 32 keeps that under half a second for every server here (512 left
+ * the ws package busy for seconds into the next framework's slice), and still keeps 16,000
+ * deliveries queued when the publisher tops up.
+ */
 const SUBSCRIBERS = 1000;
-const FANOUT_WINDOW = 512;
+const FANOUT_WINDOW = 32;
 /** Idle connections for the memory probe. */
 const IDLE_CONNECTIONS = 10_000;
 
