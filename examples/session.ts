@@ -58,11 +58,8 @@ app.post('/logout', async (req, res) => {
 
 app.get('/', (req, res) => res.send('No session here: this route never starts one, and pays nothing for it.'));
 
+// SIGINT/SIGTERM: stop accepting, finish in-flight requests (up to 5 s), run onClose hooks, exit 0.
+app.closeOnSignals({ timeout: 5000 });
+
 const { port } = await app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1');
 console.log(`Session example on http://127.0.0.1:${port} (${process.env.REDIS_URL ? 'RedisStore' : 'MemoryStore'})`);
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    app.close({ timeout: 5000 }).then(() => process.exit(0));
-  });
-}

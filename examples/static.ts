@@ -11,11 +11,8 @@ const site = serveStatic(fileURLToPath(new URL('./static-site', import.meta.url)
 app.use('/', site); // the app's own routes (/api/time) win where they are more specific
 await site.ready();
 
+// SIGINT/SIGTERM: stop accepting, finish in-flight requests (up to 5 s), run onClose hooks, exit 0.
+app.closeOnSignals({ timeout: 5000 });
+
 const { port } = await app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1');
 console.log(`Static site on http://127.0.0.1:${port}/ (${site.stats().files} files)`);
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    app.close({ timeout: 5000 }).then(() => process.exit(0));
-  });
-}

@@ -47,11 +47,8 @@ app.setErrorHandler((err, req, res) => {
   res.status(status).json({ error: message, code });
 });
 
+// SIGINT/SIGTERM: stop accepting, finish in-flight requests (up to 5 s), run onClose hooks, exit 0.
+app.closeOnSignals({ timeout: 5000 });
+
 const { port } = await app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1');
 console.log(`Upload example on http://127.0.0.1:${port} (files go to ${uploads})`);
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    app.close({ timeout: 5000 }).then(() => process.exit(0));
-  });
-}

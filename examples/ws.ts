@@ -56,11 +56,8 @@ app.post('/rooms/:room/notice', async (req, res) => {
   res.json({ reached });
 });
 
+// SIGINT/SIGTERM: stop accepting, finish in-flight requests (up to 5 s), run onClose hooks, exit 0.
+app.closeOnSignals({ timeout: 5000 });
+
 const { port } = await app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1');
 console.log(`Velox WebSockets on ws://127.0.0.1:${port}/echo and ws://127.0.0.1:${port}/rooms/:room?name=you`);
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    app.close({ timeout: 5000 }).then(() => process.exit(0));
-  });
-}
