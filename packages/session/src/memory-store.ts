@@ -71,13 +71,42 @@ export class MemoryStore implements SessionStore {
 
   /** @example const record = await store.get(id); */
   async get(id: string): Promise<SessionRecord | undefined> {
+    return this.getSync(id);
+  }
+
+  /** @example await store.set(id, { created: Date.now(), seen: Date.now(), data: { visits: 1 } }, 60_000); */
+  async set(id: string, record: SessionRecord, ttlMs: number): Promise<void> {
+    this.setSync(id, record, ttlMs);
+  }
+
+  /** @example const stillThere = await store.update(id, { set: { visits: 2 }, delete: [], seen: Date.now() }, 60_000); */
+  async update(id: string, change: SessionChange, ttlMs: number): Promise<boolean> {
+    return this.updateSync(id, change, ttlMs);
+  }
+
+  /** @example await store.touch(id, 60_000); */
+  async touch(id: string, ttlMs: number): Promise<boolean> {
+    return this.touchSync(id, ttlMs);
+  }
+
+  /** @example await store.destroy(id); */
+  async destroy(id: string): Promise<void> {
+    this.#entries.delete(id);
+  }
+
+  // The same operations without a promise. The session calls these when its store is a
+  // MemoryStore (this class itself, not a subclass), so that a request on the default store
+  // neither waits a turn of the event loop for its session nor defers its answer.
+
+  /** `get()` without a promise. @example const record = store.getSync(id); */
+  getSync(id: string): SessionRecord | undefined {
     const entry = this.#live(id, Date.now());
     if (!entry) return undefined;
     return { created: entry.created, seen: entry.seen, data: JSON.parse(entry.json) };
   }
 
-  /** @example await store.set(id, { created: Date.now(), seen: Date.now(), data: { visits: 1 } }, 60_000); */
-  async set(id: string, record: SessionRecord, ttlMs: number): Promise<void> {
+  /** `set()` without a promise. @example store.setSync(id, { created: Date.now(), seen: Date.now(), data: {} }, 60_000); */
+  setSync(id: string, record: SessionRecord, ttlMs: number): void {
     const json = JSON.stringify(record.data);
     const entries = this.#entries;
     if (!entries.delete(id) && entries.size >= this.#maxEntries) {
@@ -91,8 +120,8 @@ export class MemoryStore implements SessionStore {
     this.#timer ??= this.#startSweeper();
   }
 
-  /** @example const stillThere = await store.update(id, { set: { visits: 2 }, delete: [], seen: Date.now() }, 60_000); */
-  async update(id: string, change: SessionChange, ttlMs: number): Promise<boolean> {
+  /** `update()` without a promise. @example const stillThere = store.updateSync(id, { set: { visits: 2 }, delete: [], seen: Date.now() }, 60_000); */
+  updateSync(id: string, change: SessionChange, ttlMs: number): boolean {
     const now = Date.now();
     const entry = this.#live(id, now);
     if (!entry) return false;
@@ -104,14 +133,16 @@ export class MemoryStore implements SessionStore {
       else data[key] = change.set[key];
     }
     entry.json = JSON.stringify(data);
+    // The order of the map is the order of `seen` (the eviction order): a change that keeps
+    // `seen` (the session moves it at most once per touchAfter) keeps the entry's place.
+    if (entry.seen !== change.seen) this.#moveToEnd(id, entry);
     entry.seen = change.seen;
     entry.expires = now + ttlMs;
-    this.#moveToEnd(id, entry);
     return true;
   }
 
-  /** @example await store.touch(id, 60_000); */
-  async touch(id: string, ttlMs: number): Promise<boolean> {
+  /** `touch()` without a promise. @example const stillThere = store.touchSync(id, 60_000); */
+  touchSync(id: string, ttlMs: number): boolean {
     const now = Date.now();
     const entry = this.#live(id, now);
     if (!entry) return false;
@@ -119,11 +150,6 @@ export class MemoryStore implements SessionStore {
     entry.expires = now + ttlMs;
     this.#moveToEnd(id, entry);
     return true;
-  }
-
-  /** @example await store.destroy(id); */
-  async destroy(id: string): Promise<void> {
-    this.#entries.delete(id);
   }
 
   /**

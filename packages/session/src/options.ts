@@ -52,6 +52,8 @@ export interface SessionOptions {
 /** @internal What a request needs, computed once per server. */
 export interface Settings {
   store: SessionStore;
+  /** The store again when it is a MemoryStore (the class itself): the session then calls its synchronous forms. */
+  memory: MemoryStore | undefined;
   /** Whether the plugin made the store (and so closes it). */
   ownStore: boolean;
   signer: Signer;
@@ -151,6 +153,7 @@ export function settingsOf(options: SessionOptions): Settings {
   const expired = `${name}=${attributes}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0`;
   return {
     store,
+    memory: store instanceof MemoryStore && store.constructor === MemoryStore ? store : undefined,
     ownStore,
     signer: signer(secrets),
     idle,

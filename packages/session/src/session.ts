@@ -7,8 +7,8 @@
 import type { Request, Response } from '@velox/core';
 import { SessionErrorCodes, storeError, usageError } from './errors.ts';
 import type { Settings } from './options.ts';
-import { newId } from './signing.ts';
-import { applyChange, type SessionChange } from './store.ts';
+import { newId, type Verified } from './signing.ts';
+import { applyChange, type SessionChange, type SessionRecord } from './store.ts';
 
 /**
  * The values a session holds, by key. Empty here: declare yours by augmenting it, and
@@ -299,40 +299,58 @@ export class Session {
     return run;
   }
 
-  async #start(): Promise<void> {
-    const req = this.#req;
-    req.res.beforeHead(this.#commit);
-    const settings = this.#settings;
-    const raw = req.cookies[settings.name];
-    if (raw !== undefined) {
-      this.#cookie = raw;
-      const verified = settings.signer.verify(raw);
-      if (verified !== undefined) {
-        let record: Awaited<ReturnType<Settings['store']['get']>>;
-        try {
-          record = await settings.store.get(verified.id);
-        } catch (err) {
-          throw storeError(err, 'loading the session');
-        }
-        if (record) {
-          const now = Date.now();
-          const { created, seen, data } = record;
-          if (typeof created === 'number' && typeof seen === 'number' && now - seen < settings.idle && now - created < settings.absolute) {
-            this.#id = verified.id;
-            this.#created = created;
-            this.#seen = seen;
-            this.#data = Object.assign(Object.create(null), data);
-            this.#isNew = false;
-            this.#stored = true;
-            // A cookie signed with a retired secret is signed again with the current one.
-            if (verified.secret === 0) this.#signed = raw;
-            else this.#cookieDue = true;
-            this.#ready = true;
-            return;
-          }
-          this.#stale = verified.id;
+  #start(): Promise<void> {
+    try {
+      const req = this.#req;
+      req.res.beforeHead(this.#commit);
+      const settings = this.#settings;
+      const raw = req.cookies[settings.name];
+      if (raw !== undefined) {
+        this.#cookie = raw;
+        const verified = settings.signer.verify(raw);
+        if (verified !== undefined) {
+          if (settings.memory === undefined) return this.#loadLater(verified);
+          this.#load(verified, settings.memory.getSync(verified.id));
+          return RESOLVED;
         }
       }
+      this.#load(undefined, undefined);
+      return RESOLVED;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  async #loadLater(verified: Verified): Promise<void> {
+    let record: SessionRecord | undefined;
+    try {
+      record = await this.#settings.store.get(verified.id);
+    } catch (err) {
+      throw storeError(err, 'loading the session');
+    }
+    this.#load(verified, record);
+  }
+
+  /** Takes the record the cookie's id named, if it is live; else begins a new session. */
+  #load(verified: Verified | undefined, record: SessionRecord | undefined): void {
+    const settings = this.#settings;
+    if (verified !== undefined && record) {
+      const now = Date.now();
+      const { created, seen, data } = record;
+      if (typeof created === 'number' && typeof seen === 'number' && now - seen < settings.idle && now - created < settings.absolute) {
+        this.#id = verified.id;
+        this.#created = created;
+        this.#seen = seen;
+        this.#data = Object.assign(Object.create(null), data);
+        this.#isNew = false;
+        this.#stored = true;
+        // A cookie signed with a retired secret is signed again with the current one.
+        if (verified.secret === 0) this.#signed = this.#cookie;
+        else this.#cookieDue = true;
+        this.#ready = true;
+        return;
+      }
+      this.#stale = verified.id;
     }
     this.#begin(Date.now());
     this.#ready = true;
@@ -350,13 +368,24 @@ export class Session {
     this.#cookieDue = false;
   }
 
-  /** The beforeHead task: write what needs writing, then set or clear the cookie. Synchronous when nothing is to be written. */
+  /**
+   * The beforeHead task: write what needs writing, then set or clear the cookie. Synchronous when
+   * nothing is to be written, or when the store is a MemoryStore.
+   */
   readonly #commit = (res: Response): Promise<void> | undefined => {
     if (!this.#ready) return undefined;
-    if (this.#needsWrite() || this.#saving) {
+    if (this.#saving) {
       // Nothing writes after the commit, so it need not queue itself for later writers.
-      const run = this.#saving ? this.#writing.then(() => this.#persist(false)) : this.#persist(false);
-      return run.then(() => this.#writeCookie(res));
+      return this.#writing.then(() => this.#persist(false)).then(() => this.#writeCookie(res));
+    }
+    if (this.#needsWrite()) {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = this.#persist(false);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      if (pending !== undefined) return pending.then(() => this.#writeCookie(res));
     }
     this.#writeCookie(res);
     return undefined;
@@ -368,9 +397,14 @@ export class Session {
     return Date.now() - this.#seen >= this.#settings.touchAfter;
   }
 
-  async #persist(saving: boolean): Promise<void> {
+  /**
+   * Writes what needs writing: through the store's promise (resolved once done), or at once on a
+   * MemoryStore (undefined then). Store failures become 503 `VELOX_ERR_SESSION_STORE`.
+   */
+  #persist(saving: boolean): Promise<void> | undefined {
     const settings = this.#settings;
     const store = settings.store;
+    const memory = settings.memory;
     const stale = this.#stale;
     if (stale !== undefined) {
       this.#stale = undefined;
@@ -383,14 +417,21 @@ export class Session {
     try {
       if (ttl <= 0) {
         // The absolute timeout passed during this request: the session ends here.
-        if (this.#stored) await store.destroy(id);
+        if (this.#stored && memory === undefined) return after(store.destroy(id), () => this.#begin(now));
+        // MemoryStore's destroy() removes the record before it returns.
+        if (this.#stored) memory!.destroy(id).catch(noop);
         this.#begin(now);
       } else if (!this.#stored) {
         this.#changed = null;
-        if (!hasKeys(this.#data)) return; // an empty new session is not stored
-        await store.set(id, { created: this.#created, seen: now, data: { ...this.#data } }, ttl);
-        this.#stored = true;
-        this.#written(now);
+        if (!hasKeys(this.#data)) return undefined; // an empty new session is not stored
+        const record: SessionRecord = { created: this.#created, seen: now, data: { ...this.#data } };
+        const stored = () => {
+          this.#stored = true;
+          this.#written(now, true);
+        };
+        if (memory === undefined) return after(store.set(id, record, ttl), stored);
+        memory.setSync(id, record, ttl);
+        stored();
       } else if (this.#changed !== null) {
         const change: SessionChange = { set: Object.create(null), delete: [], seen: now };
         for (const key of this.#changed) {
@@ -398,21 +439,42 @@ export class Session {
           else change.delete.push(key);
         }
         this.#changed = null;
-        if (await applyChange(store, id, change, ttl)) this.#written(now);
-        else this.#gone(now);
+        // A change moves the idle timer as a read does: at most once per touchAfter (or when
+        // touch() asked), so the cookie need not go out with every change.
+        let seen = this.#seen;
+        if (this.#touchWanted || now - seen >= settings.touchAfter || seen + settings.idle <= now) seen = now;
+        this.#touchWanted = false;
+        change.seen = seen;
+        const left = Math.min(seen + settings.idle, this.#created + settings.absolute) - now;
+        const applied = (ok: boolean) => (ok ? this.#written(seen, false) : this.#gone(now));
+        if (memory === undefined) return after(applyChange(store, id, change, left), applied);
+        applied(memory.updateSync(id, change, left));
       } else if (this.#touchWanted || (!saving && now - this.#seen >= settings.touchAfter)) {
         this.#touchWanted = false;
-        if ((await store.touch(id, ttl)) === false) this.#gone(now);
-        else this.#written(now);
+        const touched = (ok: unknown) => (ok === false ? this.#gone(now) : this.#written(now, false));
+        if (memory === undefined) return after(store.touch(id, ttl), touched);
+        touched(memory.touchSync(id, ttl));
       }
+      return undefined;
     } catch (err) {
       throw storeError(err, 'writing the session');
     }
   }
 
-  #written(now: number): void {
-    this.#seen = now;
-    this.#cookieDue = true;
+  /**
+   * The store has the record with `seen` as its last use. The cookie goes out again when the
+   * record is new or its `seen` moved (its expiry with it): on a session written on every
+   * request, once per `touchAfter`, not on every response.
+   */
+  #written(seen: number, fresh: boolean): void {
+    if (fresh || seen !== this.#seen) this.#cookieDue = true;
+    this.#seen = seen;
+  }
+
+  /** When the session, and so its cookie, expires if it is not used again after `seen`. */
+  #cookieExpires(seen: number): number {
+    const settings = this.#settings;
+    return Math.min(seen + settings.idle, this.#created + settings.absolute);
   }
 
   /** The record vanished under us (destroyed by another request): this request's changes go with it. */
@@ -439,7 +501,7 @@ export class Session {
     if (this.#cookieDue && this.#stored) {
       this.#cookieDue = false;
       const secure = this.#secure();
-      const expires = Math.min(this.#seen + settings.idle, this.#created + settings.absolute);
+      const expires = this.#cookieExpires(this.#seen);
       const maxAge = Math.max(1, Math.ceil((expires - Date.now()) / 1000));
       const value = (this.#signed ??= settings.signer.sign(this.#id));
       res.append('set-cookie', `${settings.head}${value}${settings.tail[secure]}; Expires=${httpDate(expires)}; Max-Age=${maxAge}`);
@@ -465,6 +527,13 @@ export class Session {
       throw usageError(SessionErrorCodes.NOT_STARTED, 'Use the session after `await req.session.start()`');
     }
   }
+}
+
+/** Runs `then` with what a store's promise resolved to; its rejection becomes a store error. */
+function after<T>(pending: Promise<T>, then: (value: T) => void): Promise<void> {
+  return pending.then(then, (err) => {
+    throw storeError(err, 'writing the session');
+  });
 }
 
 function hasKeys(data: Record<string, unknown>): boolean {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { sign } from 'cookie-signature';
+import { sleep } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, SessionErrorCodes, session } from '../src/index.ts';
 import { app, Browser, CountingStore, OLD_SECRET, SECRET, server, storeKinds } from './helpers.ts';
@@ -66,6 +67,28 @@ describe('the session cookie', () => {
     expect(pair!.startsWith('__Host-app=')).toBe(true);
     expect(attributes).toEqual(expect.arrayContaining(['Path=/app', 'Domain=example.com', 'Secure', 'SameSite=None', 'Partitioned']));
     expect(attributes).not.toContain('HttpOnly');
+  });
+});
+
+describe.each(storeKinds)('the cookie of a session changed on every request, with $kind', ({ make }) => {
+  it('goes out with the new session, then only when the idle timer moved (once per touchAfter), with the new expiry', async () => {
+    const { url } = await app(make(), { idleTimeout: 60_000, touchAfter: 400 });
+    const browser = new Browser(url);
+    const first = await browser.get('/visits');
+    expect(first.cookies).toHaveLength(1);
+    const expiresOf = (line: string) => Date.parse(line.split('; ').find((a) => a.startsWith('Expires='))!.slice(8));
+    const firstExpires = expiresOf(first.cookies[0]!);
+    // Changes within touchAfter: stored (the counter goes up), the cookie stays as it is.
+    const second = await browser.get('/visits');
+    expect(second.body.visits).toBe(2);
+    expect(second.cookies).toEqual([]);
+    // After touchAfter, the next change moves the idle timer, and the cookie's expiry with it.
+    await sleep(1100);
+    const third = await browser.get('/visits');
+    expect(third.body).toMatchObject({ visits: 3, id: first.body.id });
+    expect(third.cookies).toHaveLength(1);
+    expect(expiresOf(third.cookies[0]!)).toBeGreaterThan(firstExpires);
+    expect(third.cookies[0]!.split('; ')[0]).toBe(first.cookies[0]!.split('; ')[0]); // same id, same signature
   });
 });
 
