@@ -412,14 +412,12 @@ export class Session {
       RESOLVED.then(() => store.destroy(stale)).catch(noop);
     }
     const now = Date.now();
-    const ttl = Math.min(settings.idle, this.#created + settings.absolute - now);
+    const ttl = this.#expiresAt(now) - now;
     const id = this.#id;
     try {
       if (ttl <= 0) {
         // The absolute timeout passed during this request: the session ends here.
-        if (this.#stored && memory === undefined) return after(store.destroy(id), () => this.#begin(now));
-        // MemoryStore's destroy() removes the record before it returns.
-        if (this.#stored) memory!.destroy(id).catch(noop);
+        if (this.#stored) return after(store.destroy(id), () => this.#begin(now));
         this.#begin(now);
       } else if (!this.#stored) {
         this.#changed = null;
@@ -445,15 +443,13 @@ export class Session {
         if (this.#touchWanted || now - seen >= settings.touchAfter || seen + settings.idle <= now) seen = now;
         this.#touchWanted = false;
         change.seen = seen;
-        const left = Math.min(seen + settings.idle, this.#created + settings.absolute) - now;
-        const applied = (ok: boolean) => (ok ? this.#written(seen, false) : this.#gone(now));
-        if (memory === undefined) return after(applyChange(store, id, change, left), applied);
-        applied(memory.updateSync(id, change, left));
+        const left = this.#expiresAt(seen) - now;
+        if (memory === undefined) return after(applyChange(store, id, change, left), (ok) => this.#settled(ok, seen, now));
+        this.#settled(memory.updateSync(id, change, left), seen, now);
       } else if (this.#touchWanted || (!saving && now - this.#seen >= settings.touchAfter)) {
         this.#touchWanted = false;
-        const touched = (ok: unknown) => (ok === false ? this.#gone(now) : this.#written(now, false));
-        if (memory === undefined) return after(store.touch(id, ttl), touched);
-        touched(memory.touchSync(id, ttl));
+        if (memory === undefined) return after(store.touch(id, ttl), (ok) => this.#settled(ok, now, now));
+        this.#settled(memory.touchSync(id, ttl), now, now);
       }
       return undefined;
     } catch (err) {
@@ -471,8 +467,14 @@ export class Session {
     this.#seen = seen;
   }
 
+  /** An update or touch answered `ok`: `false` means the record was gone (destroyed meanwhile). */
+  #settled(ok: unknown, seen: number, now: number): void {
+    if (ok === false) this.#gone(now);
+    else this.#written(seen, false);
+  }
+
   /** When the session, and so its cookie, expires if it is not used again after `seen`. */
-  #cookieExpires(seen: number): number {
+  #expiresAt(seen: number): number {
     const settings = this.#settings;
     return Math.min(seen + settings.idle, this.#created + settings.absolute);
   }
@@ -501,7 +503,7 @@ export class Session {
     if (this.#cookieDue && this.#stored) {
       this.#cookieDue = false;
       const secure = this.#secure();
-      const expires = this.#cookieExpires(this.#seen);
+      const expires = this.#expiresAt(this.#seen);
       const maxAge = Math.max(1, Math.ceil((expires - Date.now()) / 1000));
       const value = (this.#signed ??= settings.signer.sign(this.#id));
       res.append('set-cookie', `${settings.head}${value}${settings.tail[secure]}; Expires=${httpDate(expires)}; Max-Age=${maxAge}`);
