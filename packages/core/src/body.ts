@@ -7,7 +7,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
-import type { HttpResponse } from 'uWebSockets.js';
+import type { HttpResponse } from '@based/uws';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { Response } from './response.ts';
 

@@ -96,8 +96,17 @@ export const ErrorCodes = {
   INVALID_OPTION: 'VELOX_ERR_INVALID_OPTION',
   /** Start-up: a route with the same method and pattern is already registered. */
   DUPLICATE_ROUTE: 'VELOX_ERR_DUPLICATE_ROUTE',
-  /** Start-up: uWebSockets.js runs on its slow JavaScript fallback instead of its native binary. */
-  UWS_FALLBACK: 'VELOX_ERR_UWS_FALLBACK',
+  /**
+   * Start-up: no native uWebSockets.js could be loaded (neither an installed `uWebSockets.js` nor
+   * `@based/uws`); the message lists each attempt, the Node version and ABI, the platform, the
+   * glibc found, and what to do.
+   */
+  UWS_LOAD: 'VELOX_ERR_UWS_LOAD',
+  /**
+   * @deprecated The old name of {@link ErrorCodes.UWS_LOAD} (its value is `VELOX_ERR_UWS_LOAD`):
+   * code that compares `err.code === ErrorCodes.UWS_FALLBACK` keeps working.
+   */
+  UWS_FALLBACK: 'VELOX_ERR_UWS_LOAD',
   /** Start-up: a decoration's name is already taken (by core, or by another definition). */
   DECORATION_CONFLICT: 'VELOX_ERR_DECORATION_CONFLICT',
   /** Start-up: the server could not listen on the port or socket path. */

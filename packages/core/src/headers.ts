@@ -6,7 +6,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
-import type { HttpResponse } from 'uWebSockets.js';
+import type { HttpResponse } from '@based/uws';
 
 /** One header's value: a string, or a frozen list for a header sent on several lines. */
 export type HeaderValue = string | string[];

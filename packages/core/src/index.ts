@@ -8,6 +8,7 @@ export { Response } from './response.ts';
 export { PreparedHead } from './prepared.ts';
 export { VeloxError, ErrorCodes } from './errors.ts';
 export { isJsonType } from './body.ts';
+export { loadUws, uwsBuild } from './uws.ts';
 
 export type { ExpressApp } from './express-app.ts';
 export type { NodeSocket } from './node-request.ts';
@@ -17,6 +18,7 @@ export type { ListenOptions, ListenCallback, CloseOnSignalsOptions, UncaughtPoli
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
 export type { SendFileOptions, SendFileCallback, SetHeaders } from './send-file.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
+export type { Uws, UwsBuild, UwsAttempt } from './uws.ts';
 export type {
   Handler,
   Middleware,

@@ -7,7 +7,7 @@ import { Buffer } from 'node:buffer';
 import { Readable, type Writable } from 'node:stream';
 import { parse as parseCookie } from 'cookie';
 import { unsign } from 'cookie-signature';
-import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse } from '@based/uws';
 import { As, Body, isJsonType } from './body.ts';
 import { Bag } from './bag.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';

@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { serialize as serializeCookie, type SerializeOptions } from 'cookie';
 import { sign } from 'cookie-signature';
-import type { HttpResponse, us_socket_context_t } from 'uWebSockets.js';
+import type { HttpResponse, us_socket_context_t } from '@based/uws';
 import { Bag } from './bag.ts';
 import { LINGER_BYTES, LingerEnd } from './body.ts';
 import { LazyEmitter } from './emitter.ts';

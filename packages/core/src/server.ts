@@ -9,7 +9,7 @@ import { connect, createServer as createNetServer } from 'node:net';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proxyAddr from 'proxy-addr';
-import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
+import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket, WebSocketBehavior } from '@based/uws';
 import { type ChainFn, FALL_THROUGH, type Fail, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { HeadCache } from './headers.ts';
@@ -1312,7 +1312,8 @@ function readParams(ureq: HttpRequest, names: string[], wildcard: number, shape:
   const params = { ...shape };
   try {
     for (let i = 0; i < names.length; i++) {
-      const raw = ureq.getParameter(i);
+      // Never undefined for an index below the route's parameter count.
+      const raw = ureq.getParameter(i) as string;
       params[names[i]!] = raw.indexOf('%') < 0 ? raw : decodeURIComponent(raw);
     }
     if (wildcard >= 0) {

@@ -24,7 +24,7 @@ describe('corking', () => {
   it('the check can fail: uWS warns about a write made outside a cork', async () => {
     const { port, stderr } = await child(`
       import { createRequire } from 'node:module';
-      const uWS = createRequire(${JSON.stringify(`${cwd}/package.json`)})('uWebSockets.js');
+      const uWS = createRequire(${JSON.stringify(`${cwd}/package.json`)})('@based/uws');
       const app = uWS.App();
       app.get('/', (res) => {
         res.onAborted(() => {});

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -353,24 +352,6 @@ describe('Server options', () => {
     expect(() => new Server({ maxBodyLength: -1 })).toThrow(/maxBodyLength must be a whole number/);
     expect(() => new Server({ cookieSecret: '' })).toThrow(/cookieSecret/);
     expect(() => new Server({ trustProxy: 'not an address' })).toThrow(/trustProxy/);
-  });
-
-  it('refuses to start on the uWS JavaScript fallback, naming platform, ABI and the fix', async () => {
-    const entry = fileURLToPath(new URL('../src/index.ts', import.meta.url));
-    const script = `import { Server } from ${JSON.stringify(entry)}; new Server();`;
-    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', script],
-        { env: { ...process.env, UWS_USE_FALLBACK: '1' }, cwd: fileURLToPath(new URL('..', import.meta.url)) },
-        (err, _stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
-      );
-    });
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('VELOX_ERR_UWS_FALLBACK');
-    expect(result.stderr).toContain(`${process.platform}-${process.arch}`);
-    expect(result.stderr).toContain(`Node ABI ${process.versions.modules}`);
-    expect(result.stderr).toContain('overrides');
   });
 
   it('is a VeloxError with a code for every start-up mistake', () => {

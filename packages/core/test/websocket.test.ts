@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { attempt, connect as open, received, start, until } from '@velox/test-utils';
-import type { WebSocket as UwsSocket } from 'uWebSockets.js';
+import type { WebSocket as UwsSocket } from '@based/uws';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ErrorCodes, type Server } from '../src/index.ts';

@@ -5,11 +5,11 @@
  * flags and silently send everything uncompressed. So a route that asks for compression has the
  * binary checked once per process, over a real socket, before `listen()` resolves.
  *
- * The only file of this package that loads uWebSockets.js itself: it takes the copy
- * `@velox/core` resolves, which core has already checked is the native binary.
+ * The only file of this package that uses the uWebSockets.js module itself: it takes the one
+ * `@velox/core` loaded (`loadUws()`), which core has already checked is a native binary.
  */
 import { connect } from 'node:net';
-import { createRequire } from 'node:module';
+import { loadUws as coreUws } from '@velox/core';
 import { WsErrorCodes, wsError } from './errors.ts';
 
 /** The few members of uWebSockets.js the probe uses. */
@@ -29,10 +29,7 @@ interface UwsModule {
 let uws: UwsModule | undefined;
 
 function loadUws(): UwsModule {
-  if (uws) return uws;
-  const require = createRequire(import.meta.url);
-  const core = require.resolve('@velox/core');
-  uws = createRequire(core)('uWebSockets.js') as UwsModule;
+  uws ??= coreUws() as unknown as UwsModule;
   return uws;
 }
 

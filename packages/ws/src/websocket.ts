@@ -141,7 +141,7 @@ export function websocket<Data = undefined, Params extends Record<string, string
     idleTimeout: options.idleTimeout,
     sendPingsAutomatically: options.sendPingsAutomatically,
     maxBackpressure: options.maxBackpressure,
-    closeOnBackpressureLimit: options.closeOnBackpressureLimit as unknown as number,
+    closeOnBackpressureLimit: options.closeOnBackpressureLimit,
     maxLifetime: options.maxLifetime,
     ...(options.compression ? { compression: sharedCompression() } : {}),
   };
