@@ -1,6 +1,7 @@
 // The vitest settings every package shares: tests in test/, type tests in *.test-d.ts, real
 // sockets (so generous timeouts), one fork per file, and the shared Redis at 127.0.0.1:6379
-// started when it is down (scripts/ensure-redis.mjs).
+// started when it is down (scripts/ensure-redis.mjs); the Node version each run used is recorded
+// for the summary (scripts/record-node.mjs).
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -11,6 +12,9 @@ export default defineConfig({
     testTimeout: 15_000,
     hookTimeout: 15_000,
     pool: 'forks',
-    globalSetup: [fileURLToPath(new URL('./scripts/ensure-redis.mjs', import.meta.url))],
+    globalSetup: [
+      fileURLToPath(new URL('./scripts/ensure-redis.mjs', import.meta.url)),
+      fileURLToPath(new URL('./scripts/record-node.mjs', import.meta.url)),
+    ],
   },
 });
