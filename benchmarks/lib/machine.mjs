@@ -52,7 +52,8 @@ export function uwsBuild(fromDir) {
   return {
     package: pkg ? `${pkg.name}@${pkg.version}` : 'unknown',
     binary,
-    binaryPresent: existsSync(path.join(dir, 'binaries', binary)),
+    // @trufflesuite's build kept its binaries in binaries/; @based/uws and official builds beside the entry.
+    binaryPresent: existsSync(path.join(dir, 'binaries', binary)) || existsSync(path.join(dir, binary)),
   };
 }
 
