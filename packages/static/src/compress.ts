@@ -8,6 +8,12 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 /** The codings Velox produces or serves from `.br` / `.gz` siblings. */
 export type Coding = 'br' | 'gzip';
 
+/** The codings this Node can serve, in the order that breaks a tie of q-values. */
+export const CODINGS: readonly Coding[] = Object.freeze(['br', 'gzip'] as const);
+
+/** The name ending of a precompressed sibling, by coding: `app.js.br` beside `app.js`. */
+export const SIBLING_SUFFIX: Readonly<Record<Coding, string>> = Object.freeze({ br: '.br', gzip: '.gz' });
+
 const COMPRESSIBLE = /^text\/|[+/](?:json|xml|javascript|ecmascript|x-javascript|wasm|manifest\+json)$|^image\/(?:svg\+xml|x-icon|vnd\.microsoft\.icon|bmp)$|^font\/(?:ttf|otf)$|^application\/(?:x-font-ttf|vnd\.ms-fontobject|rtf|x-sh)$/;
 
 /** Whether a content type (with or without parameters) is text-like enough to compress. */
