@@ -46,9 +46,9 @@ export interface ServeStaticOptions {
   index?: string | string[] | false;
   /** Paths with a segment starting with `.`: `'ignore'` (as if absent), `'deny'` (403) or `'allow'`. Default: `'ignore'`. */
   dotfiles?: DotfilesPolicy;
-  /** Serve `x.br` / `x.gz` beside `x` to clients that accept them. Default: `true`. */
+  /** Serve `x.br` / `x.zst` / `x.gz` beside `x` to clients that accept br / zstd / gzip (`.zst` only on a Node with zstd, 22.15 and later). Default: `true`. */
   precompressed?: boolean;
-  /** Compress compressible files (text, JSON, JS, SVG…) above `threshold` bytes (default 1024) with br or gzip once, and keep the result. Default: `true`. */
+  /** Compress compressible files (text, JSON, JS, SVG…) above `threshold` bytes (default 1024) with br, zstd (on a Node that has it) or gzip once, and keep the result. Default: `true`. */
   compress?: boolean | { threshold?: number };
   /** A path with no file goes on to the not-found handler (`app.notFound()`); `false` answers 404 (`VELOX_ERR_STATIC_NOT_FOUND`) here. Default: `true`. */
   fallthrough?: boolean;
