@@ -58,6 +58,17 @@ describe('serveStatic precompressed siblings on the first request', () => {
     expect(again.headers.etag).toBe(first.headers.etag);
   });
 
+  it('answers the first request for a file too big to keep in memory from its small sibling', async () => {
+    const root = await siblings();
+    const { port } = await serve(root, { cache: { maxFileSize: 4096 } });
+    const first = await rawGet(port, '/assets/app.js', 'Accept-Encoding: gzip\r\n');
+    expect(first.headers['content-encoding']).toBe('gzip');
+    expect(first.body.equals(await readFile(join(root, 'app.js.gz')))).toBe(true);
+    const identity = await rawGet(port, '/assets/app.js', 'Accept-Encoding: identity\r\n');
+    expect(identity.body.toString()).toBe(JS);
+    expect(identity.headers.etag).toMatch(/^W\//);
+  });
+
   it('follows siblings that appear, change and go away, and a file changed beside its sibling', async () => {
     const root = await tree({ 'app.js': JS });
     const { port } = await serve(root, { compress: false, settleTime: 50 });
