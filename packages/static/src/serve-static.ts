@@ -22,7 +22,7 @@ import {
   strongEtag,
 } from '@velox/core/internal';
 import { ByteLru, type Cached } from './cache.ts';
-import { acceptedCodings, type Coding, compress, isCompressible } from './compress.ts';
+import { acceptedCodings, CODINGS, type Coding, compress, isCompressible, SIBLING_SUFFIX } from './compress.ts';
 import { Directory, type DotfilesPolicy, type FileRecord, type SymlinkPolicy } from './directory.ts';
 import { fileErrors, invalidOption, StaticErrorCodes, staticError } from './errors.ts';
 
@@ -46,9 +46,9 @@ export interface ServeStaticOptions {
   index?: string | string[] | false;
   /** Paths with a segment starting with `.`: `'ignore'` (as if absent), `'deny'` (403) or `'allow'`. Default: `'ignore'`. */
   dotfiles?: DotfilesPolicy;
-  /** Serve `x.br` / `x.gz` beside `x` to clients that accept them. Default: `true`. */
+  /** Serve `x.br` / `x.zst` / `x.gz` beside `x` to clients that accept br / zstd / gzip (`.zst` only on a Node with zstd, 22.15 and later). Default: `true`. */
   precompressed?: boolean;
-  /** Compress compressible files (text, JSON, JS, SVG…) above `threshold` bytes (default 1024) with br or gzip once, and keep the result. Default: `true`. */
+  /** Compress compressible files (text, JSON, JS, SVG…) above `threshold` bytes (default 1024) with br, zstd (on a Node that has it) or gzip once, and keep the result. Default: `true`. */
   compress?: boolean | { threshold?: number };
   /** A path with no file goes on to the not-found handler (`app.notFound()`); `false` answers 404 (`VELOX_ERR_STATIC_NOT_FOUND`) here. Default: `true`. */
   fallthrough?: boolean;
@@ -126,8 +126,14 @@ class Entry implements Negotiable {
   readonly compressible: boolean;
   stale = false;
   loading: Promise<void> | undefined;
-  compressed: { br?: Representation | null; gzip?: Representation | null } = {};
-  siblings: { br?: Representation; gzip?: Representation } = {};
+  /** Forms compressed here, by coding: null when compressing did not make it smaller. */
+  compressed: { [C in Coding]?: Representation | null } = {};
+  /** The precompressed siblings in the index (`x.br` beside `x`), kept current as files come and go. */
+  readonly siblingFiles: { [C in Coding]?: Entry } = {};
+  /** How many of {@link siblingFiles} are set: a file without siblings skips looking for one to read. */
+  siblingCount = 0;
+  /** The representations made from the siblings' bytes, by coding. */
+  readonly siblingReps: { [C in Coding]?: Representation } = {};
   readonly #owner: StaticFiles;
 
   constructor(owner: StaticFiles, record: FileRecord) {
@@ -150,21 +156,45 @@ class Entry implements Negotiable {
     return this.identity!;
   }
 
+  /**
+   * The precompressed sibling that the answer for `accept` would be made from but that is not in
+   * memory (never read, or pushed out of the cache): it is read before answering, so that no
+   * answer (the first one, which a CDN keeps, least of all) goes out as identity bytes for want of it.
+   */
+  unreadSibling(accept: string): Entry | undefined {
+    const codings = acceptedCodings(accept);
+    for (let i = 0; i < codings.length; i++) {
+      const coding = codings[i]!;
+      const sibling = this.siblingFiles[coding];
+      if (sibling !== undefined) return sibling.cachable && sibling.identity?.data.chunk === undefined ? sibling : undefined;
+      // No sibling for this coding: a form compressed here is the answer if it is ready, else the next coding is.
+      const rep = this.compressed[coding];
+      if (rep != null && rep.data.chunk !== undefined) return undefined;
+    }
+    return undefined;
+  }
+
+  /** Sets or clears the sibling for a coding. */
+  link(coding: Coding, sibling: Entry | undefined): void {
+    const had = this.siblingFiles[coding] !== undefined;
+    if (sibling === undefined) delete this.siblingFiles[coding];
+    else this.siblingFiles[coding] = sibling;
+    this.siblingCount += (sibling === undefined ? 0 : 1) - (had ? 1 : 0);
+  }
+
   #variant(coding: Coding): Representation | undefined {
     const owner = this.#owner;
-    if (owner.precompressed) {
-      const sibling = owner.entryOf(`${this.record.rel}${coding === 'br' ? '.br' : '.gz'}`);
-      if (sibling !== undefined) {
-        const data = sibling.identity?.data;
-        if (data !== undefined && (data.chunk !== undefined || !sibling.cachable)) {
-          if (data.chunk !== undefined) owner.touch(data as CachedData);
-          let rep = this.siblings[coding];
-          if (rep === undefined || rep.data !== data) rep = this.siblings[coding] = representation(data, this.type, coding);
-          return rep;
-        }
-        // Read it for the next request; this one gets what is ready now.
-        owner.load(sibling).catch(() => {});
+    const sibling = this.siblingFiles[coding];
+    if (sibling !== undefined) {
+      const data = sibling.identity?.data;
+      if (data !== undefined && (data.chunk !== undefined || !sibling.cachable)) {
+        if (data.chunk !== undefined) owner.touch(data as CachedData);
+        let rep = this.siblingReps[coding];
+        if (rep === undefined || rep.data !== data) rep = this.siblingReps[coding] = representation(data, this.type, coding);
+        return rep;
       }
+      // Only when its read failed or it was pushed out since: read it for the next request.
+      owner.load(sibling).catch(() => {});
     }
     if (this.compressible) {
       const rep = this.compressed[coding];
@@ -200,7 +230,10 @@ class Entry implements Negotiable {
     this.stale = true;
     const owner = this.#owner;
     if (this.identity?.data instanceof CachedData) owner.uncache(this.identity.data);
-    for (const rep of [this.compressed.br, this.compressed.gzip]) if (rep && rep.data instanceof CachedData) owner.uncache(rep.data);
+    for (const coding of CODINGS) {
+      const rep = this.compressed[coding];
+      if (rep && rep.data instanceof CachedData) owner.uncache(rep.data);
+    }
   }
 }
 
@@ -336,7 +369,10 @@ class StaticFiles implements ServeStatic {
     entry.identity = representation(data, entry.type);
     if (before === undefined || before.etag !== data.etag) {
       // Other bytes than the compressed forms were made from: drop those.
-      for (const rep of [entry.compressed.br, entry.compressed.gzip]) if (rep && rep.data instanceof CachedData) this.#lru.remove(rep.data);
+      for (const coding of CODINGS) {
+        const rep = entry.compressed[coding];
+        if (rep && rep.data instanceof CachedData) this.#lru.remove(rep.data);
+      }
       entry.compressed = {};
     }
     if (!entry.stale) this.#lru.add(data);
@@ -351,13 +387,31 @@ class StaticFiles implements ServeStatic {
     if (entry === undefined) return this.#miss(req, res, key);
     if (entry.kind !== Kind.File) return this.#redirect(req, res, entry.name);
     const identity = entry.identity;
-    if (identity === undefined || (entry.cachable && identity.data.chunk === undefined)) return this.#loadThenSend(req, res, entry);
+    const sibling = entry.siblingCount === 0 ? undefined : this.#unreadSibling(req, entry);
+    if (identity === undefined || (entry.cachable && identity.data.chunk === undefined) || sibling !== undefined) {
+      return this.#loadThenSend(req, res, entry, sibling);
+    }
     if (identity.data.chunk !== undefined) this.#lru.touch(identity.data as CachedData);
     return send(req, res, identity, entry.negotiable ? entry : undefined, this.#config, entry.record.stats);
   };
 
-  async #loadThenSend(req: Request, res: Response, entry: Entry): Promise<void> {
-    await this.load(entry);
+  /** The sibling to read before answering this request, if its answer is to come from one not in memory. */
+  #unreadSibling(req: Request, entry: Entry): Entry | undefined {
+    // As in send(): a Range request gets the identity bytes, and no Accept-Encoding means identity.
+    if (this.#config.acceptRanges && req.firstHeader('range') !== '') return undefined;
+    const accept = req.firstHeader('accept-encoding');
+    return accept === '' ? undefined : entry.unreadSibling(accept);
+  }
+
+  async #loadThenSend(req: Request, res: Response, entry: Entry, sibling: Entry | undefined): Promise<void> {
+    const identity = entry.identity;
+    const own = identity === undefined || (entry.cachable && identity.data.chunk === undefined) ? this.load(entry) : undefined;
+    // A sibling that cannot be read (gone, or still being written) leaves the answer to the next
+    // coding or the identity bytes, as if it were not there; the file's own read decides the rest.
+    await Promise.all([own, sibling === undefined ? undefined : this.load(sibling).catch(() => {})]);
+    // Room made in the cache for the file's bytes may have pushed the sibling out: one more look.
+    const again = entry.siblingCount === 0 ? undefined : this.#unreadSibling(req, entry);
+    if (again !== undefined) await this.load(again).catch(() => {});
     if (res.aborted) return;
     await send(req, res, entry.identity!, entry.negotiable ? entry : undefined, this.#config, entry.record.stats);
   }
@@ -386,6 +440,7 @@ class StaticFiles implements ServeStatic {
     const entry = new Entry(this, record);
     if (old !== undefined && old.kind === Kind.File) old.drop();
     this.#entries.set(record.rel, entry);
+    if (this.precompressed) this.#linkSiblings(entry, entry);
     this.#indexDir(record.rel);
   }
 
@@ -394,8 +449,27 @@ class StaticFiles implements ServeStatic {
     if (old !== undefined && old.kind === Kind.File && old.record.rel === record.rel) {
       old.drop();
       this.#entries.delete(record.rel);
+      if (this.precompressed) this.#linkSiblings(old, undefined);
     }
     this.#indexDir(record.rel);
+  }
+
+  /**
+   * Keeps the sibling index current: `entry` (now `present`, or gone when undefined) is linked to
+   * the file it is a compressed sibling of (`x` for `x.br`), and, when present, to its own siblings.
+   * Only the codings this Node can serve are linked (a `.zst` sibling on a Node without zstd is
+   * served only as a file of its own).
+   */
+  #linkSiblings(entry: Entry, present: Entry | undefined): void {
+    const rel = entry.record.rel;
+    for (const coding of CODINGS) {
+      const suffix = SIBLING_SUFFIX[coding];
+      if (rel.length > suffix.length && rel.endsWith(suffix)) {
+        const base = this.entryOf(rel.slice(0, -suffix.length));
+        if (base !== undefined && (present !== undefined || base.siblingFiles[coding] === entry)) base.link(coding, present);
+      }
+      if (present !== undefined) present.link(coding, this.entryOf(rel + suffix));
+    }
   }
 
   /** Keeps `dir/` (and `dir` → redirect) pointing at the directory's index file, if it has one. */
