@@ -16,6 +16,8 @@ export const FRAMEWORKS = [
   { id: 'uws', label: 'uWebSockets.js (raw)', file: 'raw-uws.mjs', pkg: 'uWebSockets.js', baseline: true },
   // The floor for the body scenarios' handler shape (see servers/raw-uws-async.mjs).
   { id: 'uws-async', label: 'uWebSockets.js (raw, async handler)', file: 'raw-uws-async.mjs', pkg: 'uWebSockets.js' },
+  // uWS answering from C++ without JavaScript (DeclarativeResponse): ping and query only.
+  { id: 'uws-declarative', label: 'uWebSockets.js (DeclarativeResponse)', file: 'raw-uws-declarative.mjs', pkg: 'uWebSockets.js', optIn: true },
   { id: 'velox', label: 'Velox', file: 'velox.mjs', pkg: '@velox/core', nodeArgs: ['--conditions=built'] },
   { id: 'hyper-express', label: 'hyper-express', file: 'hyper-express.mjs', pkg: 'hyper-express' },
   { id: 'ultimate-express', label: 'ultimate-express', file: 'ultimate-express.mjs', pkg: 'ultimate-express' },
@@ -24,7 +26,7 @@ export const FRAMEWORKS = [
 ];
 
 /** Other spellings accepted in BENCH_FRAMEWORKS / INSTR_FRAMEWORKS. */
-export const ALIASES = { 'raw-uws': 'uws', raw: 'uws', 'raw-uws-async': 'uws-async', hyper: 'hyper-express', ultimate: 'ultimate-express' };
+export const ALIASES = { declarative: 'uws-declarative', 'raw-uws': 'uws', raw: 'uws', 'raw-uws-async': 'uws-async', hyper: 'hyper-express', ultimate: 'ultimate-express' };
 
 export function frameworkById(id) {
   const key = ALIASES[id] ?? id;
