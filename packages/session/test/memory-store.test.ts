@@ -229,7 +229,8 @@ describe('MemoryStore at maxEntries', () => {
   });
 
   it('sweeps expired sessions a slice at a time, without any request', async () => {
-    const store = new MemoryStore({ sweepInterval: 100 });
+    // The first sweep comes after every one of the 5,000 expired, and the next long after it ended.
+    const store = new MemoryStore({ sweepInterval: 500 });
     for (let i = 0; i < 5000; i++) store.setSync(`s${i}`, record({ i }), 20);
     store.setSync('long', record({}), 60_000);
     // One look at the size per turn of the event loop, until only the live session is left:
