@@ -1,6 +1,8 @@
-// The session suite (@velox/session): one scenario, `session`, a GET with an existing session
-// cookie that starts the session, increments a counter in it and answers JSON; and one probe
-// that counts the Redis round trips per request of RedisStore.
+// The session suite (@velox/session): scenario `session`, a GET with an existing session cookie
+// that starts the session, increments a counter in it and answers JSON; scenario
+// `session-flood`, the same GET measured while cookie-less requests flood in, each of which
+// stores a new session in a store already at its cap; and one probe that counts the Redis round
+// trips per request of RedisStore.
 // See benchmarks/README.md, "Suites", for every field.
 
 import { execFile } from 'node:child_process';
@@ -8,6 +10,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runPinned, spawnPinned } from '../lib/processes.mjs';
+import { parseWrk } from '../lib/wrk.mjs';
+
+const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const FLOOD_CLIENT = path.join(BENCH_DIR, 'servers', 'session', 'flood-client.mjs');
+/** Cookie-less GET /anon per second during `session-flood` (each stores a new session). */
+const FLOOD_RATE = Number(process.env.BENCH_FLOOD_RATE ?? 5000);
 
 const velox = { pkg: '@velox/session', nodeArgs: ['--conditions=built'] };
 
@@ -30,6 +40,112 @@ async function checkCounter(url, headers) {
   const a = await visit();
   const b = await visit();
   if (!(Number.isInteger(a) && b === a + 1)) throw new Error(`the session did not persist: visits ${a} then ${b}`);
+}
+
+/** The store's figures from GET /stats (`null` for the server without sessions). */
+async function storeStats(url) {
+  const res = await fetch(`${url}/stats`);
+  if (res.status !== 200) throw new Error(`GET /stats answered ${res.status}`);
+  return (await res.json()).store;
+}
+
+/**
+ * Fills the server's session store to its cap with cookie-less GET /anon (a client process of
+ * its own, so the runner sends no load), then takes the cookie of the session to measure: the
+ * store is full before any slice, and every request of the flood evicts a session.
+ */
+async function floodSetup({ port, url }) {
+  const stats = await storeStats(url);
+  if (stats) {
+    const missing = stats.maxEntries - stats.size;
+    if (missing > 0) await runPinned(null, process.execPath, [FLOOD_CLIENT, 'fill', String(port), String(missing)], { timeoutMs: 120_000 });
+    const full = await storeStats(url);
+    if (full.size !== full.maxEntries) throw new Error(`the store holds ${full.size} sessions after filling, not its ${full.maxEntries}`);
+  }
+  const cookie = stats ? await firstCookie(url) : 'sid=none';
+  return { headers: { cookie } };
+}
+
+/**
+ * The counter of the measured session goes up; a burst of anonymous visitors gets sessions and,
+ * the store being full, evicts exactly as many, never the measured session.
+ */
+async function floodCheck({ url, headers }) {
+  await checkCounter(url, headers);
+  const before = await storeStats(url);
+  const burst = 200;
+  for (let i = 0; i < burst; i++) {
+    const res = await fetch(`${url}/anon`);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET /anon answered ${res.status}`);
+    if (before && !res.headers.getSetCookie().some((l) => l.startsWith('sid='))) throw new Error('GET /anon stored no session (no cookie)');
+  }
+  if (before) {
+    const after = await storeStats(url);
+    if (after.size !== after.maxEntries || after.evictions - before.evictions !== burst) {
+      throw new Error(`${burst} new sessions in a full store: size ${after.size} of ${after.maxEntries}, ${after.evictions - before.evictions} evictions`);
+    }
+  }
+  await checkCounter(url, headers);
+}
+
+/**
+ * One slice of `session-flood`: the flood client sends cookie-less GET /anon at FLOOD_RATE while
+ * wrk measures GET /visits with the session cookie, both on the client CPU. Afterwards the
+ * measured session must still be there.
+ */
+async function floodMeasure({ port, url, seconds, cpu, headers }) {
+  const before = await storeStats(url);
+  const flood = spawnPinned(cpu, process.execPath, [FLOOD_CLIENT, 'rate', String(port), String(FLOOD_RATE)], { cwd: BENCH_DIR, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  flood.stdout.on('data', (d) => (out += d));
+  flood.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+  const exited = new Promise((resolve) => flood.once('exit', resolve));
+  try {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the flood client did not start within 30 s')), 30_000);
+      flood.stdout.on('data', () => {
+        if (out.includes('READY')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      flood.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the flood client exited (${code}): ${err.trim().split('\n').slice(-2).join(' / ')}`));
+      });
+    });
+    const env = { ...process.env, BENCH_METHOD: 'GET', BENCH_BODY: '', BENCH_BODY_FILE: '', BENCH_CONTENT_TYPE: '' };
+    env.BENCH_HEADERS = Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n');
+    const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+    const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', path.join(BENCH_DIR, 'wrk', 'request.lua'), `${url}/visits`];
+    const wrk = parseWrk((await runPinned(cpu, 'wrk', args, { env, timeoutMs: (seconds + 30) * 1000 })).stdout);
+    flood.stdin.end('stop\n');
+    const code = await exited;
+    const figures = JSON.parse(out.trim().split('\n').pop());
+    if (code !== 0 || !Number.isFinite(figures.rps)) throw new Error(`the flood client exited with ${code}: ${err.trim()}`);
+    const errors = wrk.socketErrors.connect + wrk.socketErrors.read + wrk.socketErrors.write + wrk.socketErrors.timeout;
+    if (errors > 0) throw new Error(`wrk saw ${errors} socket errors`);
+    // Still the same session: its counter goes on (a new session would start again at 1).
+    const res = await fetch(`${url}/visits`, { headers });
+    const { visits } = await res.json();
+    if (before && !(visits > wrk.requests)) throw new Error(`the measured session was lost during the flood (visits ${visits} after ${wrk.requests} requests)`);
+    const after = await storeStats(url);
+    return {
+      rps: wrk.rps,
+      // The server's CPU time covers both clients' requests.
+      requests: wrk.requests + figures.answered,
+      p50Ms: wrk.p50Ms,
+      p99Ms: wrk.p99Ms,
+      non2xx: wrk.non2xx + figures.non2xx,
+      'flood req/s': figures.rps,
+      'evictions/s': before ? (after.evictions - before.evictions) / figures.seconds : Number.NaN,
+      'flood client CPU %': figures['client CPU %'],
+    };
+  } finally {
+    if (flood.exitCode === null) flood.kill('SIGKILL');
+  }
 }
 
 function freePort() {
@@ -134,6 +250,21 @@ export default {
         await checkCounter(url, headers);
       },
     },
+    {
+      name: 'session-flood',
+      summary: `GET /visits with one well-signed session cookie, as in \`session\`, measured by wrk while a second client sends ${FLOOD_RATE.toLocaleString('en-US')} cookie-less GET /anon a second to the same server, each of which stores a new session (a visit counter for an anonymous visitor). The store is filled to its cap (MemoryStore's default, 100,000 sessions) before load, so every anonymous request evicts a session; the measured one must survive every slice. The baseline has the same two routes with their counters in module variables. Server CPU per request counts both clients' requests.`,
+      servers: {
+        'velox-nosession': 'session/velox-nosession.mjs',
+        'velox-session': 'session/velox.mjs',
+      },
+      baseline: 'velox-nosession',
+      request: { method: 'GET', path: '/visits' },
+      expect: { status: 200, contentType: 'application/json' },
+      setup: floodSetup,
+      check: floodCheck,
+      load: { measure: floodMeasure },
+      extraFigures: ['flood req/s', 'evictions/s', 'flood client CPU %'],
+    },
   ],
   targets: [
     {
@@ -159,6 +290,16 @@ export default {
   ],
   references: [
     { label: 'Velox + RedisStore / without sessions', a: ['session', 'velox-session-redis'], b: ['session', 'velox-nosession'] },
+    {
+      label: 'Velox + MemoryStore / without sessions, both under a flood of cookie-less requests (session-flood)',
+      a: ['session-flood', 'velox-session'],
+      b: ['session-flood', 'velox-nosession'],
+    },
+    {
+      label: 'Velox + MemoryStore under a flood, full store (session-flood) / without a flood (session)',
+      a: ['session-flood', 'velox-session'],
+      b: ['session', 'velox-session'],
+    },
   ],
   probes: [
     {

@@ -1,6 +1,7 @@
 /**
  * MemoryStore: sessions in this process's memory. Records are kept as JSON text (copied in and
- * out: no request ever holds an object the store keeps), swept on an unref'd timer, and capped.
+ * out: no request ever holds an object the store keeps), swept a slice at a time on an unref'd
+ * timer, and capped, with the least recently used evicted first in constant time.
  */
 import { invalidOption } from './errors.ts';
 import type { SessionChange, SessionRecord, SessionStore } from './store.ts';
@@ -8,30 +9,72 @@ import type { SessionChange, SessionRecord, SessionStore } from './store.ts';
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
   /**
-   * Most sessions kept. Past it, storing a new session evicts the one that has gone longest
-   * without a write or a touch (with one idle timeout for all, the one closest to expiring).
-   * Default: 100000.
+   * Most sessions kept. When the store is full, storing a new session drops an expired one among
+   * the least recently used, or else evicts the session used (read, written or touched) longest
+   * ago. Default: 100000.
    */
   maxEntries?: number;
-  /** Milliseconds between two sweeps of expired sessions (an unref'd timer). Default: 60000. */
+  /**
+   * Milliseconds between two sweeps of expired sessions (an unref'd timer; each sweep looks at
+   * 1,000 sessions per turn of the event loop). Default: 60000.
+   */
   sweepInterval?: number;
 }
 
-interface Entry {
+/**
+ * How many sessions, from the least recently used, a `set` at the cap looks at for an expired one
+ * to drop before it evicts a live one. A constant: storing a session at the cap costs the same as
+ * below it, whatever `maxEntries` is. @internal
+ */
+export const EXPIRED_LOOKAHEAD = 8;
+
+/**
+ * How many sessions one slice of a sweep looks at before it yields to the event loop (the rest
+ * of the pass runs in the next turns): a sweep never holds up requests for longer than that.
+ * @internal
+ */
+export const SWEEP_SLICE = 1000;
+
+/**
+ * Work done by every MemoryStore since the process started, for tests that count work instead
+ * of timing it. Not exported by the package. @internal
+ */
+export const storeWork = {
+  /** Sessions looked at by evictions and sweeps (not by get, set or touch of one id). */
+  examined: 0,
+};
+
+/** One session, and its place in the recency list (least recently used first). */
+class Entry {
+  readonly id: string;
   created: number;
   seen: number;
   expires: number;
   /** The data as JSON text. */
   json: string;
+  prev: Entry | undefined = undefined;
+  next: Entry | undefined = undefined;
+
+  constructor(id: string, created: number, seen: number, expires: number, json: string) {
+    this.id = id;
+    this.created = created;
+    this.seen = seen;
+    this.expires = expires;
+    this.json = json;
+  }
 }
 
 /**
  * The default store: sessions in memory, for one process (use {@link RedisStore} across
  * processes or restarts). Values are copied in and out as JSON, so what a request gets is its
- * own, and a value behaves as it would in Redis. Expired sessions are swept every
- * `sweepInterval` on an unref'd timer (it never keeps the process alive), and `maxEntries` bounds
- * memory. `update()` applies a request's changed keys to the record as it is now, only if it still
- * exists: concurrent changes to different keys are all kept, and a destroyed session stays gone.
+ * own, and a value behaves as it would in Redis. `update()` applies a request's changed keys to
+ * the record as it is now, only if it still exists: concurrent changes to different keys are all
+ * kept, and a destroyed session stays gone.
+ *
+ * `maxEntries` bounds memory: storing a new session when the store is full drops an expired one
+ * among the least recently used, or else evicts the least recently used session (read, written or
+ * touched longest ago), in constant time. Expired sessions are swept every `sweepInterval` on an
+ * unref'd timer (it never keeps the process alive), 1,000 sessions per turn of the event loop.
  *
  * @example
  * ```ts
@@ -40,11 +83,21 @@ interface Entry {
  * ```
  */
 export class MemoryStore implements SessionStore {
-  /** Insertion order is write order: the first entry is the one written or touched longest ago. */
   readonly #entries = new Map<string, Entry>();
+  // A doubly linked list through the entries, in the order of their last use: the head is the
+  // session used longest ago (the next to evict), the tail the one used last. A Map kept in that
+  // order (delete and set again on use) would be simpler, but finding its first entry after many
+  // deletions at the front walks over their holes in V8's table: evicting there is not O(1).
+  #head: Entry | undefined = undefined;
+  #tail: Entry | undefined = undefined;
   readonly #maxEntries: number;
   readonly #sweepInterval: number;
   #timer: NodeJS.Timeout | undefined;
+  /** The next slice of the running sweep, if one is waiting for its turn. */
+  #slice: NodeJS.Immediate | undefined;
+  /** The running sweep: the next entry it looks at, and how many it still has to look at. */
+  #cursor: Entry | undefined = undefined;
+  #pending = 0;
   #evictions = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -59,12 +112,12 @@ export class MemoryStore implements SessionStore {
     this.#sweepInterval = sweepInterval;
   }
 
-  /** How many sessions are kept (expired ones count until the next sweep or read). */
+  /** How many sessions are kept (expired ones count until a sweep, a read or an eviction drops them). */
   get size(): number {
     return this.#entries.size;
   }
 
-  /** How many sessions were evicted to stay within `maxEntries`, since the store was made. */
+  /** How many live sessions were evicted to stay within `maxEntries`, since the store was made. */
   get evictions(): number {
     return this.#evictions;
   }
@@ -91,7 +144,8 @@ export class MemoryStore implements SessionStore {
 
   /** @example await store.destroy(id); */
   async destroy(id: string): Promise<void> {
-    this.#entries.delete(id);
+    const entry = this.#entries.get(id);
+    if (entry !== undefined) this.#remove(entry);
   }
 
   // The same operations without a promise. The session calls these when its store is a
@@ -108,15 +162,21 @@ export class MemoryStore implements SessionStore {
   /** `set()` without a promise. @example store.setSync(id, { created: Date.now(), seen: Date.now(), data: {} }, 60_000); */
   setSync(id: string, record: SessionRecord, ttlMs: number): void {
     const json = JSON.stringify(record.data);
+    const now = Date.now();
     const entries = this.#entries;
-    if (!entries.delete(id) && entries.size >= this.#maxEntries) {
-      this.#sweep(Date.now());
-      while (entries.size >= this.#maxEntries) {
-        entries.delete(entries.keys().next().value!);
-        this.#evictions++;
-      }
+    const old = entries.get(id);
+    if (old !== undefined) {
+      old.created = record.created;
+      old.seen = record.seen;
+      old.expires = now + ttlMs;
+      old.json = json;
+      this.#use(old);
+    } else {
+      if (entries.size >= this.#maxEntries) this.#makeRoom(now);
+      const entry = new Entry(id, record.created, record.seen, now + ttlMs, json);
+      entries.set(id, entry);
+      this.#append(entry);
     }
-    entries.set(id, { created: record.created, seen: record.seen, expires: Date.now() + ttlMs, json });
     this.#timer ??= this.#startSweeper();
   }
 
@@ -133,9 +193,6 @@ export class MemoryStore implements SessionStore {
       else data[key] = change.set[key];
     }
     entry.json = JSON.stringify(data);
-    // The order of the map is the order of `seen` (the eviction order): a change that keeps
-    // `seen` (the session moves it at most once per touchAfter) keeps the entry's place.
-    if (entry.seen !== change.seen) this.#moveToEnd(id, entry);
     entry.seen = change.seen;
     entry.expires = now + ttlMs;
     return true;
@@ -148,59 +205,146 @@ export class MemoryStore implements SessionStore {
     if (!entry) return false;
     entry.seen = now;
     entry.expires = now + ttlMs;
-    this.#moveToEnd(id, entry);
     return true;
   }
 
   /**
-   * Removes expired sessions now (the sweeper does it every `sweepInterval`); returns how many.
+   * Removes every expired session now, in one go (the sweeper does it every `sweepInterval`, a
+   * slice at a time); returns how many went.
    * @example
    * ```ts
    * const removed = store.sweep();
    * ```
    */
   sweep(): number {
-    return this.#sweep(Date.now());
+    const now = Date.now();
+    let removed = 0;
+    let entry = this.#head;
+    while (entry !== undefined) {
+      const next = entry.next;
+      storeWork.examined++;
+      if (entry.expires <= now) {
+        this.#remove(entry);
+        removed++;
+      }
+      entry = next;
+    }
+    return removed;
   }
 
   /** Stops the sweeper (it starts again with the next stored session). Sessions are kept. */
   close(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    this.#endSweep();
   }
 
+  /** The entry of `id` if it is live, now the most recently used; an expired one is dropped. */
   #live(id: string, now: number): Entry | undefined {
     const entry = this.#entries.get(id);
-    if (entry && entry.expires <= now) {
-      this.#entries.delete(id);
+    if (entry === undefined) return undefined;
+    if (entry.expires <= now) {
+      this.#remove(entry);
       return undefined;
     }
+    this.#use(entry);
     return entry;
   }
 
-  #moveToEnd(id: string, entry: Entry): void {
-    const entries = this.#entries;
-    entries.delete(id);
-    entries.set(id, entry);
+  /**
+   * The store is full and a new session comes: drop the expired ones among the few least recently
+   * used, or else evict the least recently used. Looks at EXPIRED_LOOKAHEAD entries at most.
+   */
+  #makeRoom(now: number): void {
+    let freed = false;
+    let entry = this.#head;
+    for (let i = 0; i < EXPIRED_LOOKAHEAD && entry !== undefined; i++) {
+      const next = entry.next;
+      storeWork.examined++;
+      if (entry.expires <= now) {
+        this.#remove(entry);
+        freed = true;
+      }
+      entry = next;
+    }
+    if (!freed) {
+      this.#remove(this.#head!);
+      this.#evictions++;
+    }
   }
 
-  #sweep(now: number): number {
-    let removed = 0;
-    for (const [id, entry] of this.#entries) {
-      if (entry.expires <= now) {
-        this.#entries.delete(id);
-        removed++;
-      }
-    }
-    return removed;
+  /** Moves an entry to the tail of the recency list (a few pointer writes; nothing if it is there). */
+  #use(entry: Entry): void {
+    if (entry === this.#tail) return;
+    this.#unlink(entry);
+    this.#append(entry);
+  }
+
+  #append(entry: Entry): void {
+    const tail = this.#tail;
+    entry.prev = tail;
+    if (tail === undefined) this.#head = entry;
+    else tail.next = entry;
+    this.#tail = entry;
+  }
+
+  #unlink(entry: Entry): void {
+    const { prev, next } = entry;
+    // The running sweep's next entry leaves its place: the sweep goes on from the one after it.
+    if (entry === this.#cursor) this.#cursor = next;
+    if (prev === undefined) this.#head = next;
+    else prev.next = next;
+    if (next === undefined) this.#tail = prev;
+    else next.prev = prev;
+    entry.prev = entry.next = undefined;
+  }
+
+  #remove(entry: Entry): void {
+    this.#entries.delete(entry.id);
+    this.#unlink(entry);
   }
 
   #startSweeper(): NodeJS.Timeout {
     const timer = setInterval(() => {
-      this.#sweep(Date.now());
-      if (this.#entries.size === 0) this.close();
+      // A sweep still running (a huge store, a short interval) goes on; no second one starts.
+      if (this.#pending > 0) return;
+      if (this.#entries.size === 0) return this.close();
+      this.#cursor = this.#head;
+      this.#pending = this.#entries.size;
+      this.#sweepSlice();
     }, this.#sweepInterval);
     timer.unref();
     return timer;
+  }
+
+  /**
+   * One slice of a sweep: looks at SWEEP_SLICE entries from the cursor, removes the expired ones,
+   * and leaves the rest of the pass to the next turn of the event loop.
+   */
+  readonly #sweepSlice = (): void => {
+    this.#slice = undefined;
+    const now = Date.now();
+    for (let n = 0; n < SWEEP_SLICE && this.#pending > 0; n++) {
+      const entry = this.#cursor;
+      if (entry === undefined) break;
+      this.#cursor = entry.next;
+      this.#pending--;
+      storeWork.examined++;
+      if (entry.expires <= now) this.#remove(entry);
+    }
+    if (this.#pending > 0 && this.#cursor !== undefined) {
+      this.#slice = setImmediate(this.#sweepSlice);
+      this.#slice.unref();
+    } else {
+      this.#endSweep();
+      if (this.#entries.size === 0) this.close();
+    }
+  };
+
+  #endSweep(): void {
+    if (this.#slice !== undefined) clearImmediate(this.#slice);
+    this.#slice = undefined;
+    this.#cursor = undefined;
+    this.#pending = 0;
   }
 }
