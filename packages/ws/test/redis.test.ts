@@ -299,7 +299,7 @@ describe('redisPubSub with Redis down', () => {
 });
 
 describe('redisPubSub with Redis not up yet at start-up', () => {
-  it('starts, delivers locally meanwhile, and delivers across processes once Redis is up, logging one line each way', async () => {
+  it('starts, delivers locally meanwhile, and delivers across servers once Redis is up, logging one line each way', async () => {
     const own = await ownRedis({ started: false });
     const prefix = uniquePrefix();
     const app = server();
@@ -314,21 +314,22 @@ describe('redisPubSub with Redis not up yet at start-up', () => {
     await until(() => near.inbox.length === 1 && other.inbox.length === 2, 'the app publish, locally');
 
     await own.start();
-    // Another process on that Redis: its publishes reach this one's sockets, and the other way round.
-    const far = await startNode({ REDIS_URL: own.url, PREFIX: prefix });
-    const farSocket = await connect(`ws://127.0.0.1:${far.port}/t/t`);
+    // Another server on that Redis, with connections of its own (as another process would have):
+    // its publishes reach this one's sockets, and the other way round.
+    const second = server();
+    const farUrl = await node(second, prefix, { url: own.url });
+    const farSocket = await connect(`${farUrl}/t/t`);
     const redis = await inspect(own.url);
-    await until(async () => (await numsub(redis, prefix, ['t'])).join() === '2', 'both processes to subscribe', 15_000);
-    const res = await fetch(`http://127.0.0.1:${far.port}/publish/t`, { method: 'POST', body: 'from the other process' });
-    expect(await res.json()).toEqual({ reached: 1 });
-    await until(() => near.inbox.length === 2 && other.inbox.length === 3, 'the publish of the other process');
-    expect(texts(near)).toEqual(['also during', 'from the other process']);
+    await until(async () => (await numsub(redis, prefix, ['t'])).join() === '2', 'both servers to subscribe', 20_000);
+    expect(second.publish('t', 'from the other server')).toBe(1);
+    await until(() => near.inbox.length === 2 && other.inbox.length === 3, 'the publish of the other server', 15_000);
+    expect(texts(near)).toEqual(['also during', 'from the other server']);
     app.publish('t', 'from here');
-    await until(() => farSocket.inbox.length === 2, 'this publish in the other process');
-    expect(texts(farSocket)).toEqual(['from the other process', 'from here']);
+    await until(() => farSocket.inbox.length === 2, 'this publish in the other server', 15_000);
+    expect(texts(farSocket)).toEqual(['from the other server', 'from here']);
 
     // One line that Redis is unreachable, one that it is up (for the two connections), and what stayed local.
-    await until(() => app.logs.some((l) => l.startsWith('redisPubSub:')), 'the report of what stayed local');
+    await until(() => app.logs.some((l) => l.startsWith('redisPubSub:')), 'the report of what stayed local', 15_000);
     expect(app.logs.filter((l) => l.includes('unreachable'))).toEqual([
       `[velox/redis] redisPubSub: Redis at ${own.url} is unreachable (connect ECONNREFUSED 127.0.0.1:${own.port}); retrying in the background`,
     ]);
