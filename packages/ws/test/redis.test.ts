@@ -91,7 +91,8 @@ describe('redisPubSub across processes', () => {
     expect(peerB.inbox.length).toBe(102);
     expect(elsewhere.inbox).toEqual([]);
     expect(a.stderr() + b.stderr()).toBe('');
-  });
+    // Two child processes to start: on a loaded machine that alone can take most of the default 15 s.
+  }, 30_000);
 });
 
 describe('redisPubSub subscriptions', () => {
