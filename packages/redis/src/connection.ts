@@ -171,7 +171,7 @@ function positive(name: string, value: unknown, fallback: number): number {
  *
  * const app = new Server();
  * const redis = new RedisConnection({ url: process.env.REDIS_URL });
- * await app.register((server) => redis.attach(server)); // connected before listen(); closed by app.close()
+ * await app.register((server) => redis.attach(server)); // first attempt before listen() (Redis up: connected); closed by app.close()
  * app.get('/hits', async (req, res) => res.json({ hits: await redis.command('INCR', 'hits') }));
  * await app.listen(3000);
  * ```
