@@ -1,7 +1,8 @@
 /**
- * RedisConnection: one Redis connection that Velox packages share. It connects before the app
- * listens, fails fast while Redis is away, reconnects by itself, logs through the server's
- * logger without flooding it, and closes with the app.
+ * RedisConnection: one Redis connection that Velox packages share. It connects while the app
+ * starts (a Redis that is not up yet does not stop the start: it keeps trying in the background,
+ * unless `failFast`), fails fast while Redis is away, reconnects by itself, logs through the
+ * server's logger without flooding it, and closes with the app.
  */
 import { createHash } from 'node:crypto';
 import { type Logger, type Server, VeloxError } from '@velox/core';
@@ -14,6 +15,7 @@ import {
   type DriverOptions,
   duplicateDriver,
   isNodeRedisClient,
+  urlOf,
   isReplyError,
   type NodeRedisClient,
   type RedisArg,
@@ -30,8 +32,21 @@ export interface RedisOptions {
    * offline-queue settings apply (commands are still bounded by `commandTimeout`).
    */
   client?: NodeRedisClient;
-  /** Milliseconds `connect()` (and so `listen()`) waits for Redis before failing with `VELOX_ERR_REDIS_CONNECT`. Default: 5000. */
+  /**
+   * Milliseconds one connection attempt may take. It is also the longest `connect()` (and so
+   * `listen()`) waits at start-up: with `failFast`, for Redis before failing with
+   * `VELOX_ERR_REDIS_CONNECT`; without, for the first attempt, before the app starts anyway and
+   * the connection keeps trying in the background. Default: 5000.
+   */
   connectTimeout?: number;
+  /**
+   * `true`: `connect()` (and so `listen()`) rejects with `VELOX_ERR_REDIS_CONNECT` when Redis
+   * cannot be reached within `connectTimeout`, so that a deployment without its Redis fails to
+   * start. `false`: `connect()` resolves once the first attempt succeeded or failed; if it failed,
+   * the connection is down (commands reject with `VELOX_ERR_REDIS_UNAVAILABLE`, `watch()` hears
+   * `lost`), keeps trying in the background, and is up by itself when Redis is (`back`). Default: false.
+   */
+  failFast?: boolean;
   /** Milliseconds a command may wait for its answer before failing with `VELOX_ERR_REDIS_UNAVAILABLE`. Default: 2000. */
   commandTimeout?: number;
   /** Reconnection backoff after the connection broke: the first wait, doubled at each failed attempt up to `max`, plus up to `min` of jitter. Default: `{ min: 50, max: 2000 }` (ms). */
@@ -61,16 +76,23 @@ export interface SharedRedisOptions extends RedisOptions {
 }
 
 /**
- * What {@link RedisConnection.watch} reports: the connection broke, the connection is back.
+ * What {@link RedisConnection.watch} reports: the connection is down (it broke, or Redis was not
+ * there at start-up), the connection is back.
  * @example
  * ```ts
  * const unwatch = redis.watch({ back: () => console.log('Redis is back') });
  * ```
  */
 export interface RedisWatcher {
-  /** The connection broke after it had been up (it reconnects by itself): once per outage, with the first error. */
+  /**
+   * The connection is down and reconnects by itself: it broke after it had been up, or (without
+   * `failFast`) the first attempt of `connect()` failed. Once per outage, with the first error.
+   */
   lost?(cause: Error): void;
-  /** The connection is ready again after a loss (not called for the first connection: `connect()` resolves then). */
+  /**
+   * The connection is ready after a loss: Redis is back, or (without `failFast`) came up after a
+   * start without it. Not called for a first connection made within `connect()`.
+   */
   back?(): void;
 }
 
@@ -84,6 +106,8 @@ class Outage {
   unlogged = 0;
   /** A loss was logged and the "connected again" line is still owed. */
   logged = false;
+  /** The logged loss began at start-up (Redis was never reached): the closing line says "connected", not "connected again". */
+  startup = false;
 }
 
 /** How duplicate() makes a connection: from another's client, in its outage family. */
@@ -110,6 +134,11 @@ export interface RedisScript {
 
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
 
+/** The URL for messages, without its password. */
+function shown(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
 function positive(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -122,8 +151,12 @@ function positive(name: string, value: unknown, fallback: number): number {
  * A Redis connection for Velox packages (the session store, WebSocket pub/sub) and your own code,
  * on node-redis. Made from `{ url }` (it creates and owns the client) or `{ client }` (yours).
  *
- * - Connects in `connect()` / `attach(server)`: await it in a plugin and `listen()` waits for it;
- *   if Redis cannot be reached within `connectTimeout`, it rejects with `VELOX_ERR_REDIS_CONNECT`.
+ * - Connects in `connect()` / `attach(server)`: await it in a plugin and `listen()` waits for the
+ *   first attempt. If Redis is not there, the app starts anyway: the connection is down (commands
+ *   reject with `VELOX_ERR_REDIS_UNAVAILABLE`, one log line says Redis is unreachable), keeps
+ *   trying in the background and is up by itself when Redis is (one line says so). With
+ *   `failFast: true`, `connect()` rejects with `VELOX_ERR_REDIS_CONNECT` instead when Redis cannot
+ *   be reached within `connectTimeout`.
  * - While Redis is away, commands reject at once with `VELOX_ERR_REDIS_UNAVAILABLE` (no offline
  *   queue), and every command is bounded by `commandTimeout`.
  * - Reconnects by itself with backoff; subscriptions are restored on reconnect.
@@ -138,7 +171,7 @@ function positive(name: string, value: unknown, fallback: number): number {
  *
  * const app = new Server();
  * const redis = new RedisConnection({ url: process.env.REDIS_URL });
- * await app.register((server) => redis.attach(server)); // connected before listen(); closed by app.close()
+ * await app.register((server) => redis.attach(server)); // first attempt before listen() (Redis up: connected); closed by app.close()
  * app.get('/hits', async (req, res) => res.json({ hits: await redis.command('INCR', 'hits') }));
  * await app.listen(3000);
  * ```
@@ -150,6 +183,9 @@ export class RedisConnection {
   readonly #driverOptions: DriverOptions;
   readonly #commandTimeout: number;
   readonly #connectTimeout: number;
+  readonly #failFast: boolean;
+  /** Where Redis is, for messages (no password). */
+  readonly #where: string;
   readonly #logInterval: number;
   readonly #name: string;
   #logger: Logger | undefined;
@@ -159,6 +195,12 @@ export class RedisConnection {
   #startedAt = 0;
   #everReady = false;
   #down = false;
+  /** Without failFast: connect() stopped waiting while Redis was away, and the outage log took over. */
+  #background = false;
+  /** Set while connect() waits for the first attempt (without failFast): ends the wait, with the attempt's error or none. */
+  #firstAttempt: ((failure: Error | undefined) => void) | undefined;
+  /** Counts close()s, so that a start-up wait that ends after a close() changes nothing. */
+  #epoch = 0;
   readonly #outage: Outage;
   readonly #watchers = new Set<RedisWatcher>();
   readonly #readyWaiters = new Set<() => void>();
@@ -178,7 +220,11 @@ export class RedisConnection {
     if (options.url !== undefined && options.client !== undefined) {
       throw redisError(RedisErrorCodes.INVALID_OPTION, 'Give url or client, not both: a client brings its own URL');
     }
+    if (options.failFast !== undefined && typeof options.failFast !== 'boolean') {
+      throw redisError(RedisErrorCodes.INVALID_OPTION, `failFast must be true or false; got ${String(options.failFast)}`);
+    }
     this.#options = options;
+    this.#failFast = options.failFast === true;
     this.#connectTimeout = positive('connectTimeout', options.connectTimeout, 5000);
     this.#commandTimeout = positive('commandTimeout', options.commandTimeout, 2000);
     this.#logInterval = positive('logInterval', options.logInterval, 10_000);
@@ -192,8 +238,9 @@ export class RedisConnection {
       connectTimeout: this.#connectTimeout,
       retryDelay: (retries) => {
         const delay = Math.min(max, min * 2 ** Math.min(retries, 20)) + Math.floor(Math.random() * min);
-        // Before the first success, connect() is waiting: give up once the next try would end past its deadline.
-        if (!this.#everReady && Date.now() + delay - this.#startedAt >= this.#connectTimeout) {
+        // With failFast, connect() is waiting before the first success: give up once the next try
+        // would end past its deadline. Without, the connection keeps trying until close().
+        if (this.#failFast && !this.#everReady && Date.now() + delay - this.#startedAt >= this.#connectTimeout) {
           return new Error(`no connection within ${this.#connectTimeout} ms`);
         }
         return delay;
@@ -201,6 +248,8 @@ export class RedisConnection {
     };
     const events: DriverEvents = { error: (err) => this.#onError(err), ready: () => this.#onReady() };
     this.#outage = origin?.outage ?? new Outage();
+    const url = origin ? urlOf(origin.client) : options.client ? urlOf(options.client) : (options.url ?? DEFAULT_URL);
+    this.#where = url === undefined ? 'the given client' : shown(url);
     if (origin) {
       this.#owned = true;
       this.#driver = duplicateDriver(origin.client, this.#driverOptions, events);
@@ -255,8 +304,10 @@ export class RedisConnection {
   }
 
   /**
-   * Connects (once; later calls wait for the same connection and count one more user). Rejects
-   * with `VELOX_ERR_REDIS_CONNECT` when Redis cannot be reached within `connectTimeout`.
+   * Connects (once; later calls wait for the same connection and count one more user). Without
+   * `failFast`, resolves once the first attempt succeeded (`ready` is true) or failed (`ready` is
+   * false, and the connection keeps trying in the background); it never rejects. With `failFast`,
+   * rejects with `VELOX_ERR_REDIS_CONNECT` when Redis cannot be reached within `connectTimeout`.
    * @example
    * ```ts
    * await redis.connect();
@@ -308,6 +359,9 @@ export class RedisConnection {
     this.#users = 0;
     const connecting = this.#connecting;
     this.#connecting = undefined;
+    this.#epoch++;
+    this.#background = false;
+    this.#firstAttempt?.(new Error('closed'));
     this.#leaveOutage();
     await this.#driver.close(this.#commandTimeout);
     await connecting?.catch(() => {});
@@ -402,7 +456,7 @@ export class RedisConnection {
    */
   async subscribe(channel: string, listener: MessageListener): Promise<void> {
     if (typeof listener !== 'function') throw redisError(RedisErrorCodes.INVALID_OPTION, 'subscribe() takes a channel and a listener (message, channel) => …');
-    if (!this.#driver.ready) throw this.#unavailable('not connected');
+    if (!this.#driver.ready) throw this.#unavailable(this.#notReady());
     let listeners = this.#channels.get(channel);
     if (!listeners) this.#channels.set(channel, (listeners = new Map()));
     if (listeners.has(listener)) return;
@@ -456,7 +510,7 @@ export class RedisConnection {
   }
 
   #send(args: RedisArg[]): Promise<unknown> {
-    if (!this.#driver.ready) return Promise.reject(this.#unavailable(this.#users === 0 && !this.#connecting ? 'not connected' : 'connection lost'));
+    if (!this.#driver.ready) return Promise.reject(this.#unavailable(this.#notReady()));
     return this.#driver.send(args, this.#commandTimeout).then(undefined, (err: unknown) => {
       throw this.#translate(err);
     });
@@ -477,6 +531,11 @@ export class RedisConnection {
     return this.#unavailable((err as Error)?.message ?? String(err), err);
   }
 
+  #notReady(): string {
+    if (this.#users === 0 && !this.#connecting) return 'not connected';
+    return this.#everReady ? 'connection lost' : 'not reached yet, retrying';
+  }
+
   #unavailable(reason: string, cause?: unknown): Error {
     return redisError(RedisErrorCodes.UNAVAILABLE, `Redis is unavailable (${this.#name}: ${reason})`, cause);
   }
@@ -488,6 +547,7 @@ export class RedisConnection {
       return;
     }
     this.#startedAt = Date.now();
+    if (!this.#failFast) return this.#openInBackground();
     try {
       if (!this.#owned && driver.open) await this.#whenReady();
       else if (this.#owned) await driver.connect();
@@ -495,13 +555,37 @@ export class RedisConnection {
       if (!driver.ready) await this.#whenReady();
     } catch (cause) {
       if (this.#owned) await driver.close(0);
-      const where = this.#owned ? (this.#options.url ?? DEFAULT_URL).replace(/\/\/[^@/]*@/, '//***@') : 'the given client';
+      const where = this.#owned ? this.#where : 'the given client';
       throw redisError(
         RedisErrorCodes.CONNECT,
         `Could not connect to Redis at ${where} within ${this.#connectTimeout} ms (${this.#name}: ${(cause as Error)?.message ?? cause}); is it running?`,
         cause,
       );
     }
+  }
+
+  /**
+   * Without failFast: waits for the first attempt only (its 'ready' or its error, at most
+   * connectTimeout). If Redis was not there, the connection is down from now on, keeps trying
+   * (node-redis, with our backoff that never gives up) and comes up by itself; the outage is
+   * logged once, with the connection's duplicates.
+   */
+  async #openInBackground(): Promise<void> {
+    const driver = this.#driver;
+    const epoch = this.#epoch;
+    let timer: NodeJS.Timeout | undefined;
+    const failure = await new Promise<Error | undefined>((resolve) => {
+      this.#firstAttempt = resolve;
+      timer = setTimeout(() => resolve(new Error(`no answer within ${this.#connectTimeout} ms`)), this.#connectTimeout);
+      // A client of the user's that is already open is reconnecting by itself: wait for it.
+      if (this.#owned || !driver.open) driver.connect().catch((err: unknown) => resolve(err instanceof Error ? err : new Error(String(err))));
+    });
+    clearTimeout(timer);
+    this.#firstAttempt = undefined;
+    if (failure === undefined || driver.ready || epoch !== this.#epoch) return;
+    this.#background = true;
+    this.#goneDown(failure);
+    this.#log(failure, true);
   }
 
   /** Resolves on the next 'ready', or rejects after connectTimeout (a client of the user's, with its own retries). */
@@ -520,6 +604,7 @@ export class RedisConnection {
   }
 
   #onReady(): void {
+    this.#firstAttempt?.(undefined);
     this.#everReady = true;
     for (const waiter of this.#readyWaiters) waiter();
     this.#readyWaiters.clear();
@@ -530,34 +615,57 @@ export class RedisConnection {
     this.#tell('back');
     // The family's outage is over once every one of its connections is back.
     if (outage.down.size === 0 && outage.logged) {
+      const startup = outage.startup;
       outage.logged = false;
+      outage.startup = false;
       outage.lastLog = 0;
       const logger = this.#logger;
-      if (logger) (logger.info ?? logger.warn).call(logger, `[velox/redis] ${this.#name}: connected again`);
+      const line = startup ? `connected to Redis at ${this.#where}` : 'connected again';
+      if (logger) (logger.info ?? logger.warn).call(logger, `[velox/redis] ${this.#name}: ${line}`);
     }
   }
 
   #onError(err: Error): void {
-    // Before the first connection, connect() reports the failure itself.
-    if (!this.#everReady) return;
-    const outage = this.#outage;
-    if (!this.#down) {
-      this.#down = true;
-      outage.down.add(this);
-      this.#tell('lost', err);
-    }
+    // The start-up wait takes the first attempt's error.
+    if (this.#firstAttempt) return this.#firstAttempt(err);
+    // With failFast, connect() reports the failures before the first connection itself.
+    if (!this.#everReady && !this.#background) return;
+    this.#goneDown(err);
+    this.#log(err, false);
+  }
+
+  /** Counts this connection as down in its family, and tells the watchers (once per outage). */
+  #goneDown(cause: Error): void {
+    if (this.#down) return;
+    this.#down = true;
+    this.#outage.down.add(this);
+    this.#tell('lost', cause);
+  }
+
+  /**
+   * Logs a connection error, one line per logInterval for the family (the others are counted).
+   * The first line of an outage that began at start-up says Redis is unreachable.
+   */
+  #log(err: Error, startup: boolean): void {
     const logger = this.#logger;
     if (!logger) return;
+    const outage = this.#outage;
     const now = Date.now();
     if (now - outage.lastLog < this.#logInterval) {
       outage.unlogged++;
       return;
     }
     const more = outage.unlogged > 0 ? ` (${outage.unlogged} more since the last message)` : '';
+    const message = err?.message ?? String(err);
+    if (!outage.logged) outage.startup = startup;
     outage.lastLog = now;
     outage.unlogged = 0;
     outage.logged = true;
-    logger.warn(`[velox/redis] ${this.#name}: ${err?.message ?? err}; reconnecting${more}`);
+    logger.warn(
+      startup
+        ? `[velox/redis] ${this.#name}: Redis at ${this.#where} is unreachable (${message}); retrying in the background${more}`
+        : `[velox/redis] ${this.#name}: ${message}; reconnecting${more}`,
+    );
   }
 
   /** A closed connection no longer counts as down in its family. */
@@ -566,6 +674,7 @@ export class RedisConnection {
     const outage = this.#outage;
     if (outage.down.delete(this) && outage.down.size === 0) {
       outage.logged = false;
+      outage.startup = false;
       outage.lastLog = 0;
     }
   }

@@ -62,6 +62,12 @@ export function isNodeRedisClient(value: unknown): value is NodeRedisClient {
   return !!client && typeof client.sendCommand === 'function' && typeof client.duplicate === 'function' && typeof client.on === 'function';
 }
 
+/** The URL a node-redis client connects to, when it was given one. */
+export function urlOf(client: NodeRedisClient): string | undefined {
+  const url = client.options?.url;
+  return typeof url === 'string' ? url : undefined;
+}
+
 /** A connection the driver creates and owns: no offline queue, our reconnect strategy. */
 export function createDriver(options: DriverOptions, events: DriverEvents): Driver {
   const client = createClient({

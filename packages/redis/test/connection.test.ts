@@ -49,10 +49,10 @@ describe('RedisConnection', () => {
     expect(err.code).toBe(RedisErrorCodes.UNAVAILABLE);
   });
 
-  it('fails listen() with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached within connectTimeout', async () => {
+  it('fails listen() with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached within connectTimeout, with failFast', async () => {
     const port = await freePort();
     const app = server();
-    const redis = new RedisConnection({ url: `redis://127.0.0.1:${port}`, connectTimeout: 300 });
+    const redis = new RedisConnection({ url: `redis://127.0.0.1:${port}`, connectTimeout: 300, failFast: true });
     const registered = app.register((s) => redis.attach(s));
     const err = await rejection(app.listen(0, '127.0.0.1'));
     expect(err).toBeInstanceOf(VeloxError);
@@ -66,16 +66,16 @@ describe('RedisConnection', () => {
 
   it('hides the password of the url in the connect error', async () => {
     const port = await freePort();
-    const redis = new RedisConnection({ url: `redis://user:s3cret@127.0.0.1:${port}`, connectTimeout: 200, logger: false });
+    const redis = new RedisConnection({ url: `redis://user:s3cret@127.0.0.1:${port}`, connectTimeout: 200, logger: false, failFast: true });
     const err = await rejection(redis.connect());
     expect(err.code).toBe(RedisErrorCodes.CONNECT);
     expect(err.message).not.toContain('s3cret');
   });
 
-  it('connects on a later try once Redis is there', async () => {
+  it('connects on a later try once Redis is there, with failFast', async () => {
     const own = await ownRedis();
     await own.stop();
-    const redis = new RedisConnection({ url: own.url, connectTimeout: 200, logger: false });
+    const redis = new RedisConnection({ url: own.url, connectTimeout: 200, logger: false, failFast: true });
     later(() => redis.close());
     expect((await rejection(redis.connect())).code).toBe(RedisErrorCodes.CONNECT);
     await own.start();
@@ -120,6 +120,7 @@ describe('RedisConnection', () => {
     expect(() => new RedisConnection({ connectTimeout: -1 })).toThrow(/connectTimeout must be a positive number/);
     expect(() => new RedisConnection({ commandTimeout: Number.NaN })).toThrow(/commandTimeout/);
     expect(() => new RedisConnection({ client: {} as never })).toThrow(/createClient\(\)/);
+    expect(() => new RedisConnection({ failFast: 'yes' as never })).toThrow(/failFast must be true or false; got yes/);
   });
 
   it('refuses url and client together instead of ignoring one', () => {
@@ -131,9 +132,88 @@ describe('RedisConnection', () => {
 
   it('names the connection in the connect error', async () => {
     const port = await freePort();
-    const redis = new RedisConnection({ url: `redis://127.0.0.1:${port}`, connectTimeout: 200, logger: false, name: 'pub/sub' });
+    const redis = new RedisConnection({ url: `redis://127.0.0.1:${port}`, connectTimeout: 200, logger: false, name: 'pub/sub', failFast: true });
     const err = await rejection(redis.connect());
     expect(err.message).toMatch(new RegExp(`^Could not connect to Redis at redis://127\\.0\\.0\\.1:${port} within 200 ms \\(pub/sub: `));
+  });
+});
+
+describe('RedisConnection when Redis is not there at start-up', () => {
+  it('lets listen() resolve, answers VELOX_ERR_REDIS_UNAVAILABLE meanwhile, and is connected by itself once Redis is up', async () => {
+    const own = await ownRedis({ started: false });
+    const app = server();
+    const redis = new RedisConnection({ url: own.url, reconnectDelay: { min: 20, max: 100 } });
+    await app.register((s) => redis.attach(s));
+    app.get('/health', (req, res) => res.send('ok'));
+    app.get('/incr', async (req, res) => res.json({ n: await redis.command('INCR', `${prefix}late`) }));
+    const { port } = await app.listen(0, '127.0.0.1');
+    expect(redis.ready).toBe(false);
+    expect(await (await fetch(`http://127.0.0.1:${port}/health`)).text()).toBe('ok');
+    expect((await fetch(`http://127.0.0.1:${port}/incr`)).status).toBe(503);
+    const err = await rejection(redis.command('PING'));
+    expect(err.code).toBe(RedisErrorCodes.UNAVAILABLE);
+    expect(err.message).toBe('Redis is unavailable (redis: not reached yet, retrying)');
+
+    await own.start();
+    await until(() => redis.ready, 'the connection to come up by itself', 15_000);
+    expect(await (await fetch(`http://127.0.0.1:${port}/incr`)).json()).toEqual({ n: 1 });
+  });
+
+  it('logs "unreachable" once and "connected" once for a connection and its duplicate, however many attempts fail', async () => {
+    const own = await ownRedis({ started: false });
+    const logger = memoryLogger();
+    // Attempts every 20-40 ms: dozens fail while the test waits below.
+    const redis = new RedisConnection({ url: own.url, logger, reconnectDelay: { min: 20, max: 40 }, name: 'cache' });
+    const subscriber = redis.duplicate({ name: 'cache subscriber' });
+    later(() => redis.close());
+    later(() => subscriber.close());
+    await Promise.all([redis.connect(), subscriber.connect()]);
+    expect(redis.ready || subscriber.ready).toBe(false);
+    await new Promise((r) => setTimeout(r, 500));
+    await own.start();
+    await until(() => logger.lines.some((l) => l.includes('connected')), 'the line that says it is up', 15_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(logger.lines).toHaveLength(2);
+    expect(logger.lines[0]).toBe(
+      `[velox/redis] cache: Redis at ${own.url} is unreachable (connect ECONNREFUSED 127.0.0.1:${own.port}); retrying in the background`,
+    );
+    // Written by whichever of the two came up last.
+    expect(logger.lines[1]).toMatch(new RegExp(`^\\[velox/redis\\] cache( subscriber)?: connected to Redis at ${own.url}$`));
+    expect(redis.ready && subscriber.ready).toBe(true);
+  });
+
+  it('tells watchers lost at start-up and back once Redis is up, and subscriptions made then are delivered', async () => {
+    const own = await ownRedis({ started: false });
+    const redis = new RedisConnection({ url: own.url, logger: false, reconnectDelay: { min: 20, max: 100 } });
+    const subscriber = redis.duplicate();
+    later(() => redis.close());
+    later(() => subscriber.close());
+    const events: string[] = [];
+    redis.watch({ lost: (cause) => events.push(`lost ${cause.message}`), back: () => events.push('back') });
+    await redis.connect();
+    await subscriber.connect();
+    expect(events).toEqual([`lost connect ECONNREFUSED 127.0.0.1:${own.port}`]);
+    expect((await rejection(subscriber.subscribe('news', () => {}))).code).toBe(RedisErrorCodes.UNAVAILABLE);
+    await own.start();
+    await until(() => events.length === 2 && subscriber.ready, 'back', 15_000);
+    expect(events[1]).toBe('back');
+    const got: string[] = [];
+    await subscriber.subscribe('news', (m) => got.push(m.toString()));
+    expect(await redis.publish('news', 'hello')).toBe(1);
+    await until(() => got.length === 1, 'the message', 10_000);
+  });
+
+  it('rejects listen() with VELOX_ERR_REDIS_CONNECT only with failFast: true', async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const patient = server();
+    await patient.register((s) => new RedisConnection({ url, connectTimeout: 300 }).attach(s));
+    await patient.listen(0, '127.0.0.1');
+    expect(patient.listening).toBe(true);
+    const strict = server();
+    strict.register((s) => new RedisConnection({ url, connectTimeout: 300, failFast: true }).attach(s)).catch(() => {});
+    await expect(strict.listen(0, '127.0.0.1')).rejects.toMatchObject({ code: RedisErrorCodes.CONNECT });
+    expect(strict.listening).toBe(false);
   });
 });
 
@@ -146,12 +226,12 @@ describe('RedisConnection.from', () => {
   it('makes a new connection from the options over the defaults, an undefined option leaving its default', async () => {
     const port = await freePort();
     const url = `redis://127.0.0.1:${port}`;
-    const made = RedisConnection.from({ url, connectTimeout: undefined, logger: false }, { name: 'pub/sub', connectTimeout: 150 });
+    const made = RedisConnection.from({ url, connectTimeout: undefined, logger: false, failFast: true }, { name: 'pub/sub', connectTimeout: 150 });
     expect(made.owned).toBe(true);
     const err = await rejection(made.connect());
     expect(err.code).toBe(RedisErrorCodes.CONNECT);
     expect(err.message).toContain('within 150 ms (pub/sub: ');
-    const overridden = RedisConnection.from({ url, connectTimeout: 250, name: 'mine', logger: false }, { name: 'pub/sub', connectTimeout: 150 });
+    const overridden = RedisConnection.from({ url, connectTimeout: 250, name: 'mine', logger: false, failFast: true }, { name: 'pub/sub', connectTimeout: 150 });
     expect((await rejection(overridden.connect())).message).toContain('within 250 ms (mine: ');
   });
 
@@ -420,6 +500,30 @@ describe('RedisConnection and the process', () => {
       await sub.subscribe(${JSON.stringify(`${prefix}exit`)}, () => {});
       await app.listen(0, '127.0.0.1');
       await redis.command('PING');
+      await app.close();
+      console.log('CLOSED');
+    `;
+    const child = run({ script }, {}, { cwd: new URL('..', import.meta.url) });
+    const code = await exitCode(child, 20_000);
+    expect(child.output()).toContain('CLOSED');
+    expect(code).toBe(0);
+  }, 30_000);
+
+  it('lets the process exit by itself after app.close() while Redis is still not there (no reconnection loop left)', async () => {
+    const port = await freePort();
+    const entry = JSON.stringify(fileURLToPath(new URL('../src/index.ts', import.meta.url)));
+    const core = JSON.stringify(fileURLToPath(new URL('../node_modules/@velox/core/src/index.ts', import.meta.url)));
+    const script = `
+      import { Server } from ${core};
+      import { RedisConnection } from ${entry};
+      const app = new Server({ logger: false });
+      const redis = new RedisConnection({ url: 'redis://127.0.0.1:${port}' });
+      const sub = redis.duplicate();
+      await app.register(async (s) => { await redis.attach(s); await sub.attach(s); });
+      await app.listen(0, '127.0.0.1');
+      if (redis.ready || sub.ready) throw new Error('connected to nothing?');
+      // Let it retry a while in the background.
+      await new Promise((r) => setTimeout(r, 500));
       await app.close();
       console.log('CLOSED');
     `;

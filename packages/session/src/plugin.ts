@@ -37,7 +37,8 @@ function sessionOf(this: Request): Session {
 
 /**
  * The session plugin. Register it once per server; it opens the store before `listen()` resolves
- * (a RedisStore is connected then) and closes it on `app.close()`. Throws
+ * (a RedisStore is connected then if Redis is up; if not, the app starts anyway and sessions
+ * answer 503 until it is) and closes it on `app.close()`. Throws
  * `VELOX_ERR_SESSION_INVALID_OPTION` at registration for a bad option, such as a secret shorter
  * than 32 characters.
  *

@@ -10,7 +10,11 @@ import { RedisConnection, type RedisOptions, type RedisScript } from '@velox/red
 import { invalidOption } from './errors.ts';
 import type { SessionChange, SessionRecord, SessionStore } from './store.ts';
 
-/** Options of {@link RedisStore}: where Redis is (`url`, `client` or `connection`), and the key prefix. */
+/**
+ * Options of {@link RedisStore}: where Redis is (`url`, `client` or `connection`), the key prefix,
+ * and the settings of the connection it makes, which are `@velox/redis`'s (`failFast`,
+ * `connectTimeout`, `commandTimeout`, `reconnectDelay`, `logger`, `logInterval`, `name`).
+ */
 export interface RedisStoreOptions extends RedisOptions {
   /** Prepended to every session id to make its key. Default: `sess:`. */
   prefix?: string;
@@ -40,7 +44,14 @@ return 1`;
  * on @velox/redis (node-redis). Give it `{ url }` (it makes, connects and closes its connection),
  * `{ client }` (your node-redis client, never closed by it) or `{ connection }` (a
  * `RedisConnection` shared with other packages). The session plugin connects it while it is
- * registered, so it is connected by the time `listen()` resolves, and closes it on `app.close()`.
+ * registered, so with Redis up it is connected by the time `listen()` resolves, and closes it on
+ * `app.close()`.
+ *
+ * Redis not up at start-up: the app starts anyway (a deploy where Redis restarts at the same
+ * moment still serves its health check and every route without a session). Until Redis is up,
+ * sessions answer 503 `VELOX_ERR_SESSION_STORE`, as during any outage; then they work, with no
+ * restart. The log says once that Redis is unreachable and once that it is up. With
+ * `failFast: true`, `register` and `listen()` reject with `VELOX_ERR_REDIS_CONNECT` instead.
  *
  * Round trips: `start()` of a known session is one (HGETALL); a response that changed or touched
  * the session is one more (EVALSHA); a request that only reads, between touches, none more.
@@ -73,7 +84,10 @@ export class RedisStore implements SessionStore {
     this.#update = this.connection.script(UPDATE);
   }
 
-  /** Connects, logging through the server's logger; the session plugin calls it when registered. */
+  /**
+   * Connects, logging through the server's logger; the session plugin calls it when registered.
+   * Resolves without Redis too (the connection keeps trying), unless `failFast`.
+   */
   async open(server?: Server): Promise<void> {
     await this.connection.connect(server ? { logger: server.logger } : {});
   }

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { exitCode, freePort, listen, ownRedis, REDIS_URL, run, until } from '@velox/test-utils';
+import { exitCode, freePort, listen, ownRedis, REDIS_URL, run, sleep, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { RedisStore, SessionErrorCodes, session } from '../src/index.ts';
-import { Browser, CountingStore, gate, SECRET, server } from './helpers.ts';
+import { type Answer, Browser, CountingStore, gate, SECRET, server } from './helpers.ts';
 
 /** Routes shared by the fault tests; `hold` makes /slow wait after start() until the test opens it. */
 async function faultApp(store: ConstructorParameters<typeof CountingStore>[0] | CountingStore) {
@@ -127,11 +127,75 @@ describe('RedisStore with Redis stopped mid-test', () => {
     expect(r.cookies).toHaveLength(1);
   });
 
-  it('fails listen() with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached', async () => {
+  it('fails listen() with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached, with failFast: true', async () => {
     const port = await freePort();
     const a = server();
-    a.register(session, { secret: SECRET, store: new RedisStore({ url: `redis://127.0.0.1:${port}`, connectTimeout: 300 }) }).catch(() => {});
+    a.register(session, { secret: SECRET, store: new RedisStore({ url: `redis://127.0.0.1:${port}`, connectTimeout: 300, failFast: true }) }).catch(
+      () => {},
+    );
     await expect(a.listen(0, '127.0.0.1')).rejects.toMatchObject({ code: 'VELOX_ERR_REDIS_CONNECT' });
+  });
+});
+
+describe('RedisStore with Redis not up yet at start-up', () => {
+  it('starts and serves, answers 503 VELOX_ERR_SESSION_STORE on session routes, and works once Redis is up, without a restart', async () => {
+    const port = await freePort();
+    const { app, url } = await faultApp(new RedisStore({ url: `redis://127.0.0.1:${port}`, logger: false, reconnectDelay: { min: 20, max: 200 } }));
+    expect(app.listening).toBe(true);
+    const browser = new Browser(url);
+    // Routes without a session do not care.
+    const none = await browser.get('/none');
+    expect(none.status).toBe(200);
+    expect(none.body).toBe('fine');
+    const down = await browser.get('/visits');
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ statusCode: 503, code: SessionErrorCodes.STORE });
+    expect(down.cookies).toEqual([]);
+
+    // Redis comes up on that port: the same server uses it, with no restart.
+    const redis = await ownRedis({ port, started: false });
+    await redis.start();
+    let up: Answer | undefined;
+    await until(async () => (up = await browser.get('/visits')).status === 200, 'sessions to work', 20_000);
+    if (up === undefined) throw new Error('no answer');
+    expect(up.body.visits).toBe(1);
+    expect(up.cookies).toHaveLength(1);
+    // The value is in that Redis, and the next request finds it.
+    const check = new RedisStore({ url: redis.url, logger: false });
+    await check.open();
+    try {
+      expect((await check.get(up.body.id))?.data).toEqual({ visits: 1 });
+    } finally {
+      await check.close();
+    }
+    expect((await browser.get('/visits')).body.visits).toBe(2);
+  });
+
+  it('logs through the server logger once that the store is unreachable and once that it is up, not once per attempt', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    const record = (...args: unknown[]) => void lines.push(args.map(String).join(' '));
+    const a = server({ logger: { error: record, warn: record, info: record } });
+    // An attempt every 20-40 ms: many fail before Redis comes up.
+    await a.register(session, { secret: SECRET, store: new RedisStore({ url: `redis://127.0.0.1:${port}`, reconnectDelay: { min: 20, max: 40 } }) });
+    a.get('/visits', async (req, res) => {
+      await req.session.start();
+      req.session.set('visits', 1);
+      res.send('ok');
+    });
+    const browser = new Browser(await listen(a));
+    expect((await browser.get('/visits')).status).toBe(503);
+    await sleep(500);
+    const redis = await ownRedis({ port, started: false });
+    await redis.start();
+    await until(async () => (await browser.get('/visits')).status === 200, 'sessions to work', 20_000);
+    await sleep(100);
+    expect(lines.filter((l) => l.includes('unreachable'))).toEqual([
+      `[velox/redis] session store: Redis at redis://127.0.0.1:${port} is unreachable (connect ECONNREFUSED 127.0.0.1:${port}); retrying in the background`,
+    ]);
+    expect(lines.filter((l) => l.includes('connected'))).toEqual([`[velox/redis] session store: connected to Redis at redis://127.0.0.1:${port}`]);
+    // The 503 itself is the error handler's to log; nothing else came from the store.
+    expect(lines.filter((l) => l.startsWith('[velox/redis]'))).toHaveLength(2);
   });
 });
 
@@ -151,6 +215,28 @@ describe('app.close()', () => {
         if (r.status !== 200 || !r.headers.get('set-cookie')) throw new Error('no session');
         await app.close();
       }
+      console.log('CLOSED');
+    `;
+    const child = run({ script }, {}, { cwd: new URL('..', import.meta.url) });
+    const code = await exitCode(child, 20_000);
+    expect(child.output()).toContain('CLOSED');
+    expect(code).toBe(0);
+  }, 30_000);
+
+  it('lets the process exit by itself when Redis never came up (the store stops retrying on close)', async () => {
+    const port = await freePort();
+    const entry = JSON.stringify(fileURLToPath(new URL('../src/index.ts', import.meta.url)));
+    const core = JSON.stringify(fileURLToPath(new URL('../node_modules/@velox/core/src/index.ts', import.meta.url)));
+    const script = `
+      import { Server } from ${core};
+      import { session, RedisStore } from ${entry};
+      const app = new Server({ logger: false });
+      await app.register(session, { secret: ${JSON.stringify(SECRET)}, store: new RedisStore({ url: 'redis://127.0.0.1:${port}' }) });
+      app.get('/', async (req, res) => { await req.session.start(); req.session.set('x', 1); res.send('ok'); });
+      const { port } = await app.listen(0, '127.0.0.1');
+      const r = await fetch('http://127.0.0.1:' + port + '/');
+      if (r.status !== 503) throw new Error('expected 503, got ' + r.status);
+      await app.close();
       console.log('CLOSED');
     `;
     const child = run({ script }, {}, { cwd: new URL('..', import.meta.url) });

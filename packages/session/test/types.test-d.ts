@@ -1,6 +1,6 @@
 import type { Request } from '@velox/core';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { MemoryStore, RedisStore, Session, SessionStore, SessionValues } from '../src/index.ts';
+import type { MemoryStore, RedisStore, RedisStoreOptions, Session, SessionStore, SessionValues } from '../src/index.ts';
 
 // Augmentation is global to the compilation: names of their own, so that the other tests' keys stay free-form.
 declare module '../src/index.ts' {
@@ -45,5 +45,11 @@ describe('SessionData augmentation', () => {
   it('takes the stores as SessionStores', () => {
     expectTypeOf<MemoryStore>().toMatchTypeOf<SessionStore>();
     expectTypeOf<RedisStore>().toMatchTypeOf<SessionStore>();
+  });
+
+  it('takes failFast, a boolean, among the RedisStore options', () => {
+    expectTypeOf<RedisStoreOptions['failFast']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<{ url: string; failFast: true }>().toMatchTypeOf<RedisStoreOptions>();
+    expectTypeOf<{ failFast: 'yes' }>().not.toMatchTypeOf<RedisStoreOptions>();
   });
 });

@@ -6,7 +6,7 @@ export type { Closable } from './cleanup.ts';
 export type { ErrorCodesOptions } from './errors.ts';
 export type { Listener } from './http.ts';
 export type { RawConnection, RawOptions, RawResponse } from './net.ts';
-export type { OwnRedis } from './own-redis.ts';
+export type { OwnRedis, OwnRedisOptions } from './own-redis.ts';
 export type { Exit, Program, RunOptions, Running, SpawnOptions } from './processes.ts';
 export type { Client } from './ws.ts';
 

@@ -22,19 +22,30 @@ export interface OwnRedis {
   start(): Promise<void>;
 }
 
+/** Options of {@link ownRedis}. */
+export interface OwnRedisOptions {
+  /** The port on 127.0.0.1 (one from `freePort()`, say). Default: a free one. */
+  port?: number;
+  /** Start it now (resolve once it answers PING); `false` leaves the port empty until `start()`, for a Redis that comes up after the app. Default: true. */
+  started?: boolean;
+}
+
 /**
  * Starts a redis-server on a free port of 127.0.0.1 (no persistence, its files in a temporary
  * directory); resolves once it answers PING. Stopped, and its directory removed, after the test.
+ * With `{ started: false }` nothing listens on the port until `start()`.
  * @example
  * ```ts
  * const own = await ownRedis();
  * const redis = new RedisConnection({ url: own.url });
  * await own.stop();  // Redis goes away
  * await own.start(); // and comes back on the same port
+ *
+ * const late = await ownRedis({ started: false }); // a Redis that is not up yet
  * ```
  */
-export async function ownRedis(): Promise<OwnRedis> {
-  const port = await freePort();
+export async function ownRedis(options: OwnRedisOptions = {}): Promise<OwnRedis> {
+  const port = options.port ?? (await freePort());
   const dir = await mkdtemp(join(tmpdir(), 'velox-redis-'));
   let child: ChildProcess | undefined;
   const start = async () => {
@@ -67,6 +78,6 @@ export async function ownRedis(): Promise<OwnRedis> {
     await stop();
     await rm(dir, { recursive: true, force: true });
   });
-  await start();
+  if (options.started !== false) await start();
   return { url: `redis://127.0.0.1:${port}`, port, stop, start };
 }

@@ -33,6 +33,16 @@ describe('ownRedis()', () => {
     await own.start();
   });
 
+  it('takes a port, and leaves it empty until start() when not started', async () => {
+    const given = await freePort();
+    const own = await ownRedis({ port: given, started: false });
+    expect(own.port).toBe(given);
+    expect(own.url).toBe(`redis://127.0.0.1:${given}`);
+    expect(await pings(given)).toBe(false);
+    await own.start();
+    expect(await pings(given)).toBe(true);
+  });
+
   it('stopped it after that test', async () => {
     expect(port).toBeGreaterThan(0);
     expect(await pings(port)).toBe(false);

@@ -16,6 +16,8 @@
  *   queued: @velox/redis has no offline queue); @velox/redis logs the outage and reconnects, and
  *   node-redis resubscribes; when it is back, the subscriptions are reconciled with the current
  *   local topics and the number of publishes that stayed local is logged.
+ * - Redis not up at start-up: the same as down (unless `failFast`): the connections keep trying in
+ *   the background, and their `back` brings the subscriptions and the report.
  */
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
@@ -44,8 +46,19 @@ export interface RedisPubSubOptions extends SharedRedisOptions {
   connection?: RedisConnection;
   /** Prefix of the Redis channel names (`prefix + topic`). Default: `'velox:ws:'`. */
   prefix?: string;
-  /** Milliseconds to wait for Redis at start-up before `listen()` rejects with `VELOX_ERR_REDIS_CONNECT`. Default: 10000. */
+  /**
+   * Milliseconds one connection attempt may take, and so the longest the start waits for Redis:
+   * for the first attempt, or with `failFast` for Redis before `listen()` rejects with
+   * `VELOX_ERR_REDIS_CONNECT`. Default: 10000.
+   */
   connectTimeout?: number;
+  /**
+   * `true`: `register` and `listen()` reject with `VELOX_ERR_REDIS_CONNECT` when Redis cannot be
+   * reached within `connectTimeout`. `false`: the app starts anyway; until Redis is up, publishes
+   * stay in this process (local delivery works), then delivery across processes works by itself.
+   * Default: false.
+   */
+  failFast?: boolean;
 }
 
 const FORMAT = 1;
@@ -55,7 +68,9 @@ const registered = new WeakSet<Server>();
 /**
  * A plugin that makes `app.publish` and `socket.publish` reach the subscribers of every process
  * sharing a Redis, in publish order per topic, each once, never back to the sender. Register it
- * before `listen()`; its connections are open when `listen()` resolves and closed by `app.close()`.
+ * before `listen()`; its connections are open when `listen()` resolves if Redis is up (if not,
+ * the app starts anyway, publishes stay local until it is, unless `failFast`), and closed by
+ * `app.close()`.
  *
  * @example
  * ```ts
@@ -190,7 +205,11 @@ export const redisPubSub: Plugin<RedisPubSubOptions> = async (server, options = 
   });
 };
 
-/** Connects both before listen() resolves; if either cannot, gives up the other and rejects (VELOX_ERR_REDIS_CONNECT). */
+/**
+ * Connects both before listen() resolves (without failFast, a connection that Redis did not
+ * answer resolves down and keeps trying); with failFast, if either cannot, gives up the other and
+ * rejects (VELOX_ERR_REDIS_CONNECT).
+ */
 async function connectBoth(server: Server, publisher: RedisConnection, subscriber: RedisConnection): Promise<void> {
   const both = [publisher, subscriber];
   const results = await Promise.allSettled(both.map((connection) => connection.connect({ logger: server.logger })));

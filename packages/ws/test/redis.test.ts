@@ -91,7 +91,8 @@ describe('redisPubSub across processes', () => {
     expect(peerB.inbox.length).toBe(102);
     expect(elsewhere.inbox).toEqual([]);
     expect(a.stderr() + b.stderr()).toBe('');
-  });
+    // Two child processes to start: on a loaded machine that alone can take most of the default 15 s.
+  }, 30_000);
 });
 
 describe('redisPubSub subscriptions', () => {
@@ -282,15 +283,63 @@ describe('redisPubSub with Redis down', () => {
     expect(texts(near)).toEqual(['one', 'two', 'three']);
   }, 60_000);
 
-  it('makes listen() reject with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached', async () => {
+  it('makes listen() reject with VELOX_ERR_REDIS_CONNECT when Redis cannot be reached with failFast: true, and not without it', async () => {
     const port = await freePort();
     const app = server();
-    const loading = app.register(redisPubSub, { url: `redis://127.0.0.1:${port}`, connectTimeout: 300 });
+    const loading = app.register(redisPubSub, { url: `redis://127.0.0.1:${port}`, connectTimeout: 300, failFast: true });
     await expect(loading).rejects.toMatchObject({ code: RedisErrorCodes.CONNECT });
     await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(/^Could not connect to Redis at redis:\/\/127.0.0.1:\d+ within 300 ms \(redisPubSub: /);
     expect(app.listening).toBe(false);
     expect(app.logs).toEqual([]);
+
+    const patient = server();
+    await patient.register(redisPubSub, { url: `redis://127.0.0.1:${port}`, connectTimeout: 300 });
+    await start(patient, 'ws');
+    expect(patient.listening).toBe(true);
   });
+});
+
+describe('redisPubSub with Redis not up yet at start-up', () => {
+  it('starts, delivers locally meanwhile, and delivers across servers once Redis is up, logging one line each way', async () => {
+    const own = await ownRedis({ started: false });
+    const prefix = uniquePrefix();
+    const app = server();
+    const url = await node(app, prefix, { url: own.url, reconnectDelay: { min: 20, max: 100 } });
+    expect(app.listening).toBe(true);
+    const near = await connect(`${url}/t/t`);
+    const other = await connect(`${url}/t/t`);
+    // Local delivery works without Redis; the publish stays in this process.
+    near.send('during');
+    await until(() => other.inbox.length === 1, 'local delivery');
+    expect(app.publish('t', 'also during')).toBe(2);
+    await until(() => near.inbox.length === 1 && other.inbox.length === 2, 'the app publish, locally');
+
+    await own.start();
+    // Another server on that Redis, with connections of its own (as another process would have):
+    // its publishes reach this one's sockets, and the other way round.
+    const second = server();
+    const farUrl = await node(second, prefix, { url: own.url });
+    const farSocket = await connect(`${farUrl}/t/t`);
+    const redis = await inspect(own.url);
+    await until(async () => (await numsub(redis, prefix, ['t'])).join() === '2', 'both servers to subscribe', 20_000);
+    expect(second.publish('t', 'from the other server')).toBe(1);
+    await until(() => near.inbox.length === 2 && other.inbox.length === 3, 'the publish of the other server', 15_000);
+    expect(texts(near)).toEqual(['also during', 'from the other server']);
+    app.publish('t', 'from here');
+    await until(() => farSocket.inbox.length === 2, 'this publish in the other server', 15_000);
+    expect(texts(farSocket)).toEqual(['from the other server', 'from here']);
+
+    // One line that Redis is unreachable, one that it is up (for the two connections), and what stayed local.
+    await until(() => app.logs.some((l) => l.startsWith('redisPubSub:')), 'the report of what stayed local', 15_000);
+    expect(app.logs.filter((l) => l.includes('unreachable'))).toEqual([
+      `[velox/redis] redisPubSub: Redis at ${own.url} is unreachable (connect ECONNREFUSED 127.0.0.1:${own.port}); retrying in the background`,
+    ]);
+    expect(app.logs.filter((l) => l.includes('connected'))).toEqual([`[velox/redis] redisPubSub: connected to Redis at ${own.url}`]);
+    expect(app.logs.filter((l) => l.startsWith('redisPubSub:'))).toEqual([
+      'redisPubSub: 2 publishes could not be sent to Redis and reached this process only',
+    ]);
+    expect(app.logs).toHaveLength(3);
+  }, 60_000);
 });
 
 describe('redisPubSub options', () => {

@@ -85,11 +85,15 @@ describe('redisPubSub types', () => {
     void app.register(redisPubSub, { url: 'redis://127.0.0.1:6379', prefix: 'chat:ws:', connectTimeout: 5000 });
     void app.register(redisPubSub, { client: createClient(), commandTimeout: 1000, reconnectDelay: { max: 500 } });
     void app.register(redisPubSub, { connection: new RedisConnection({ url: 'redis://127.0.0.1:6379' }) });
+    void app.register(redisPubSub, { url: 'redis://127.0.0.1:6379', failFast: true });
+    expectTypeOf<RedisPubSubOptions['failFast']>().toEqualTypeOf<boolean | undefined>();
     expectTypeOf<RedisPubSubOptions['connection']>().toEqualTypeOf<RedisConnection | undefined>();
     expectTypeOf<RedisPubSubOptions['logger']>().toEqualTypeOf<import('@velox/core').Logger | false | undefined>();
     // @ts-expect-error: a prefix is a string
     void app.register(redisPubSub, { url: 'redis://127.0.0.1:6379', prefix: 1 });
     // @ts-expect-error: a connection is a RedisConnection, not its options
     void app.register(redisPubSub, { connection: { url: 'redis://127.0.0.1:6379' } });
+    // @ts-expect-error: failFast is true or false
+    void app.register(redisPubSub, { url: 'redis://127.0.0.1:6379', failFast: 'yes' });
   });
 });
