@@ -92,6 +92,11 @@ export class RedisStore implements SessionStore {
     await this.connection.connect(server ? { logger: server.logger } : {});
   }
 
+  /** False while the Redis connection is down (not reached yet, or lost): `start()` answers 503 then. */
+  available(): boolean {
+    return this.connection.ready;
+  }
+
   /** Gives up the connection (closed unless shared with someone still using it, or a client of yours). */
   async close(): Promise<void> {
     await this.connection.close();

@@ -302,8 +302,11 @@ export class Session {
   #start(): Promise<void> {
     try {
       const req = this.#req;
-      req.res.beforeHead(this.#commit);
       const settings = this.#settings;
+      if (settings.memory === undefined && settings.store.available?.() === false) {
+        return Promise.reject(storeError(undefined, 'its connection is down'));
+      }
+      req.res.beforeHead(this.#commit);
       const raw = req.cookies[settings.name];
       if (raw !== undefined) {
         this.#cookie = raw;

@@ -83,6 +83,12 @@ export interface SessionStore {
    * record exists; resolves whether it did. Without it, the package reads, merges and `set()`s.
    */
   update?(id: string, change: SessionChange, ttlMs: number): Promise<boolean>;
+  /**
+   * Optional: false while the store is known to be unreachable (its connection is down, at
+   * start-up or in an outage). `start()` then answers 503 `VELOX_ERR_SESSION_STORE` at once,
+   * for new visitors too, instead of beginning a session that could not be saved.
+   */
+  available?(): boolean;
   /** Optional: called when the plugin is registered (connect here); `listen()` waits for it. */
   open?(server: Server): Promise<void> | void;
   /** Optional: called when the server closes (disconnect, stop timers here). */

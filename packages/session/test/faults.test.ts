@@ -171,6 +171,27 @@ describe('RedisStore with Redis not up yet at start-up', () => {
     expect((await browser.get('/visits')).body.visits).toBe(2);
   });
 
+  it('rejects start() itself with 503 VELOX_ERR_SESSION_STORE while the store is down, for a new visitor that stores nothing', async () => {
+    const port = await freePort();
+    const a = server();
+    await a.register(session, { secret: SECRET, store: new RedisStore({ url: `redis://127.0.0.1:${port}`, logger: false, reconnectDelay: { min: 20, max: 200 } }) });
+    let started = 0;
+    a.get('/start', async (req, res) => {
+      await req.session.start();
+      started++;
+      res.send('started');
+    });
+    const browser = new Browser(await listen(a));
+    const down = await browser.get('/start');
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ statusCode: 503, code: SessionErrorCodes.STORE });
+    expect(started).toBe(0);
+    const redis = await ownRedis({ port, started: false });
+    await redis.start();
+    await until(async () => (await browser.get('/start')).status === 200, 'start() to resolve', 20_000);
+    expect(started).toBe(1);
+  });
+
   it('logs through the server logger once that the store is unreachable and once that it is up, not once per attempt', async () => {
     const port = await freePort();
     const lines: string[] = [];
