@@ -100,7 +100,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
   #query: Query | undefined;
   #headers: Headers | undefined;
   #rawHeaders: string[] | undefined;
-  /** Undefined until read (or assigned); null while a cookie-parser middleware is about to parse (express-cookies.ts). */
+  /** Undefined until read (or assigned); null when cookie-parser is about to run: its read finds none (express-cookies.ts). */
   #cookies: Record<string, string> | null | undefined;
   #signedCookies: Record<string, string | false> | undefined;
   #remote: string | undefined;
@@ -257,7 +257,12 @@ export class Request<Params = Record<string, string>, Q = Query> {
   get cookies(): Record<string, string> {
     const cookies = this.#cookies;
     if (cookies) return cookies;
-    if (cookies === null || !this.server[kConfig].parseCookies) return undefined!;
+    if (cookies === null) {
+      // Unset for cookie-parser's one check (express-cookies.ts); it assigns its own next.
+      this.#cookies = undefined;
+      return undefined!;
+    }
+    if (!this.server[kConfig].parseCookies) return undefined!;
     const header = this.get('cookie');
     return (this.#cookies = header ? (parseCookie(header) as Record<string, string>) : new Bag<string>());
   }
@@ -267,8 +272,9 @@ export class Request<Params = Record<string, string>, Q = Query> {
 
   /**
    * @internal A cookie-parser middleware is about to run (express-cookies.ts): unless a
-   * middleware assigned `req.cookies`, it must find them unset, as in Express, so that it parses
-   * and assigns its own. Velox's record, if something read it already, is dropped.
+   * middleware assigned `req.cookies`, its read must find them unset, as in Express, so that it
+   * parses and assigns its own. Velox's record, if something read it already, is dropped; the
+   * read after that one parses again, should the middleware assign nothing.
    */
   _cookiesUnset(): void {
     const cookies = this.#cookies;

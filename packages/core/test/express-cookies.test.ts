@@ -75,6 +75,22 @@ describe('cookie-parser on Velox', () => {
     expect(await (await fetch(`${url}/twice`, { headers })).json()).toEqual({ cookies: { parsedBy: 'first' }, secret: 'first' });
   });
 
+  it("hands Velox's cookies to the reads after its check when such a middleware assigns nothing", async () => {
+    const app = server();
+    const sometimes: Middleware<any, any> = (req: any, _res, next) => {
+      if (req.cookies) return next();
+      if (req.get('x-skip')) return next();
+      req.secret = 's';
+      req.cookies = { parsedBy: 's' };
+      req.signedCookies = {};
+      next();
+    };
+    app.get('/', sometimes, show);
+    const { url } = await start(app);
+    expect(await (await fetch(url, { headers: { cookie: 'a=1', 'x-skip': '1' } })).json()).toEqual({ cookies: { a: '1' }, secret: null });
+    expect(await (await fetch(url, { headers: { cookie: 'a=1' } })).json()).toEqual({ cookies: { parsedBy: 's' }, secret: 's' });
+  });
+
   it("signs res.cookie(…, { signed: true }) with req.secret when set, else with cookieSecret; with neither, 500 VELOX_ERR_NO_COOKIE_SECRET", async () => {
     const app = server({ cookieSecret: 'server' });
     app.get('/parser', likeCookieParser('parser'), (_req, res) => res.cookie('sid', 'v', { signed: true }).send('ok'));
