@@ -88,7 +88,7 @@ export const ErrorCodes = {
   HEADERS_SENT: 'VELOX_ERR_HEADERS_SENT',
   /** 500: `next()` was called twice by one middleware. */
   NEXT_TWICE: 'VELOX_ERR_NEXT_TWICE',
-  /** 500: `res.cookie(name, value, { signed: true })` without a `cookieSecret`. */
+  /** 500: `res.cookie(name, value, { signed: true })` without a `cookieSecret` (or cookie-parser's `req.secret`). */
   NO_COOKIE_SECRET: 'VELOX_ERR_NO_COOKIE_SECRET',
   /** 406: `res.format()` found no type the client accepts and has no `default` handler. */
   NOT_ACCEPTABLE: 'VELOX_ERR_NOT_ACCEPTABLE',

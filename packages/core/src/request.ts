@@ -100,7 +100,8 @@ export class Request<Params = Record<string, string>, Q = Query> {
   #query: Query | undefined;
   #headers: Headers | undefined;
   #rawHeaders: string[] | undefined;
-  #cookies: Record<string, string> | undefined;
+  /** Undefined until read (or assigned); null when cookie-parser is about to run: its read finds none (express-cookies.ts). */
+  #cookies: Record<string, string> | null | undefined;
   #signedCookies: Record<string, string | false> | undefined;
   #remote: string | undefined;
   #body: Body | undefined | null;
@@ -248,11 +249,20 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
 
   /**
-   * Cookies sent with the request. With `parseCookies: false`, whatever a middleware (such as
-   * cookie-parser) set here, else undefined. A middleware may assign it.
+   * Cookies sent with the request, parsed on first read. A middleware may assign it: on a route
+   * where cookie-parser runs, this is cookie-parser's result, as in Express (`j:` JSON cookies
+   * decoded, signed ones moved to `signedCookies`). With `parseCookies: false`, whatever a
+   * middleware set here, else undefined.
    */
   get cookies(): Record<string, string> {
-    if (this.#cookies || !this.server[kConfig].parseCookies) return this.#cookies!;
+    const cookies = this.#cookies;
+    if (cookies) return cookies;
+    if (cookies === null) {
+      // Unset for cookie-parser's one check (express-cookies.ts); it assigns its own next.
+      this.#cookies = undefined;
+      return undefined!;
+    }
+    if (!this.server[kConfig].parseCookies) return undefined!;
     const header = this.get('cookie');
     return (this.#cookies = header ? (parseCookie(header) as Record<string, string>) : new Bag<string>());
   }
@@ -261,10 +271,22 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
 
   /**
+   * @internal A cookie-parser middleware is about to run (express-cookies.ts): unless a
+   * middleware assigned `req.cookies`, its read must find them unset, as in Express, so that it
+   * parses and assigns its own. Velox's record, if something read it already, is dropped; the
+   * read after that one parses again, should the middleware assign nothing.
+   */
+  _cookiesUnset(): void {
+    const cookies = this.#cookies;
+    if (!cookies || isOwnCookies(cookies)) this.#cookies = null;
+  }
+
+  /**
    * Cookies set with `res.cookie(name, value, { signed: true })` whose signature checks out
    * against any of the server's `cookieSecret`s; a tampered cookie reads as `false`. Without a
-   * `cookieSecret` nothing can be verified, and this is empty. With `parseCookies: false`,
-   * whatever a middleware set here. A middleware may assign it.
+   * `cookieSecret` nothing can be verified, and this is empty. A middleware may assign it: on a
+   * route where cookie-parser runs, this is cookie-parser's result (checked against its secrets).
+   * With `parseCookies: false`, whatever a middleware set here.
    */
   get signedCookies(): Record<string, string | false> {
     if (this.#signedCookies || !this.server[kConfig].parseCookies) return this.#signedCookies!;
@@ -607,6 +629,11 @@ export class Request<Params = Record<string, string>, Q = Query> {
   // The Node.js IncomingMessage surface, defined on the prototype by node-request.ts (types only here).
   /** Set by a body parser (body-parser, `express.json()`, multer…); `@velox/validate` reads it when present. */
   declare body?: unknown;
+  /**
+   * Set by cookie-parser (its first secret) on the routes where it runs; as in Express,
+   * `res.cookie(name, value, { signed: true })` then signs with it rather than with `cookieSecret`.
+   */
+  declare secret?: string;
   /** The URL as received, before any middleware or mount point rewrote `req.url`. */
   declare originalUrl: string;
   /** The part of the path the running middleware is mounted at (`use('/static', mw)`), else `''`. */
@@ -757,6 +784,14 @@ function unsupportedType(type: string | undefined): VeloxError {
     `Expected a JSON body with Content-Type: application/json, got ${type === undefined || type === '' ? 'no Content-Type' : quote(type)}`,
     { status: 415 },
   );
+}
+
+/** The prototypes of the records the `cookies` getter makes: the cookie module's, and Bag's. */
+const OWN_COOKIES = [Object.getPrototypeOf(parseCookie('a=b')), Object.getPrototypeOf(new Bag<string>())];
+/** Whether `req.cookies` holds the record Velox parsed (rather than one a middleware assigned). */
+function isOwnCookies(cookies: object): boolean {
+  const proto = Object.getPrototypeOf(cookies);
+  return proto === OWN_COOKIES[0] || proto === OWN_COOKIES[1];
 }
 
 let collecting: string[] | undefined;

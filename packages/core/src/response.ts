@@ -25,7 +25,11 @@ import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
 
 /** Options of {@link Response.cookie}. */
 export interface CookieOptions extends Omit<SerializeOptions, 'encode' | 'maxAge'> {
-  /** Sign the value with the server's first `cookieSecret` (read it back from `req.signedCookies`). */
+  /**
+   * Sign the value (read it back from `req.signedCookies`): with cookie-parser's secret
+   * (`req.secret`) where cookie-parser ran, as Express does, else with the server's first
+   * `cookieSecret`.
+   */
   signed?: boolean;
   /** Lifetime in milliseconds (as in Express); sets both `Max-Age` and `Expires`. */
   maxAge?: number;
@@ -424,7 +428,8 @@ export class Response extends LazyEmitter {
   }
 
   /**
-   * Sets a cookie; `{ signed: true }` signs it with the first `cookieSecret`.
+   * Sets a cookie; `{ signed: true }` signs it with cookie-parser's `req.secret` where
+   * cookie-parser ran (as Express does), else with the first `cookieSecret`.
    * @example
    * ```ts
    * res.cookie('sid', id, { httpOnly: true, sameSite: 'lax', signed: true, maxAge: 3600_000 });
@@ -434,8 +439,10 @@ export class Response extends LazyEmitter {
     const { signed, maxAge, ...rest } = options;
     let text = value;
     if (signed) {
-      const secret = this.server[kConfig].secrets[0];
-      if (!secret) throw new VeloxError(ErrorCodes.NO_COOKIE_SECRET, 'Signed cookies need the cookieSecret option');
+      const secret = this.req.secret || this.server[kConfig].secrets[0];
+      if (!secret) {
+        throw new VeloxError(ErrorCodes.NO_COOKIE_SECRET, "Signed cookies need the cookieSecret option (or cookie-parser's secret: cookieParser('secret'))");
+      }
       text = `s:${sign(value, secret)}`;
     }
     const serializeOptions: SerializeOptions = { path: '/', ...rest };

@@ -12,6 +12,7 @@ import proxyAddr from 'proxy-addr';
 import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket, WebSocketBehavior } from '@based/uws';
 import { type ChainFn, FALL_THROUGH, type Fail, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
+import { forCookieParser } from './express-cookies.ts';
 import { HeadCache } from './headers.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
@@ -57,7 +58,11 @@ export interface ServerOptions {
    * `(addr, hop) => boolean`. Default: `false` (none).
    */
   trustProxy?: boolean | number | string | string[] | ((addr: string, hop: number) => boolean);
-  /** Secret(s) for signed cookies; the first signs, all verify (rotation). Default: none. */
+  /**
+   * Secret(s) for signed cookies; the first signs, all verify (rotation). Where cookie-parser
+   * runs, its secret (`req.secret`) signs and its `req.signedCookies` replace these, as in
+   * Express. Default: none.
+   */
   cookieSecret?: string | string[];
   /** Serve HTTPS. Default: none (plain HTTP). */
   tls?: TlsOptions;
@@ -66,9 +71,9 @@ export interface ServerOptions {
   /** Where errors are logged; `false` for nowhere. Default: `console`. */
   logger?: Logger | false;
   /**
-   * Parse the Cookie header into `req.cookies` and `req.signedCookies`. With `false`, they are
-   * left for a middleware such as `cookie-parser` to set (undefined until then): cookie-parser
-   * steps aside when `req.cookies` is already set. Default: `true`.
+   * Parse the Cookie header into `req.cookies` and `req.signedCookies` (on first read). With
+   * `false`, they are undefined until a middleware sets them. cookie-parser needs neither: on the
+   * routes where it runs, it parses and its result wins, as in Express. Default: `true`.
    */
   parseCookies?: boolean;
   /**
@@ -1093,11 +1098,13 @@ export class Server {
         else next();
       });
     }
-    for (const { prefix, fn } of this.#middlewares) {
+    for (const { prefix, fn: given } of this.#middlewares) {
       const relation = relate(pattern, prefix);
       if (relation === Relation.Never) continue;
+      // cookie-parser must find req.cookies unset to parse (express-cookies.ts); others run as given.
+      const fn = forCookieParser(given as ChainFn);
       // A prefixed middleware sees req.url relative to its prefix (mount.ts); use(mw) runs as is.
-      const mounted = prefix === '' ? (fn as ChainFn) : mountAt(prefix, fn as ChainFn);
+      const mounted = prefix === '' ? fn : mountAt(prefix, fn);
       if (relation === Relation.Always) chain.push(mounted);
       else {
         const matches = prefixMatcher(prefix);
@@ -1106,7 +1113,7 @@ export class Server {
     }
     // Where the route's own functions start: next('route') from before here is next() (compose.ts).
     (chain as ChainFn[] & { routeStart?: number }).routeStart = chain.length;
-    chain.push(...own);
+    for (const fn of own) chain.push(forCookieParser(fn));
     return chain;
   }
 
