@@ -457,9 +457,9 @@ export class Request<Params = Record<string, string>, Q = Query> {
     if (framing) {
       // Failed from a later turn of the event loop, never inside uWS's callback: uWS (v20.30 and
       // v20.51 alike) drops the "close" of a response ended there when more requests follow in
-      // the same read, and would go on to answer the smuggled one. A response still pending when uWS reaches the
-      // next request makes uWS close the connection instead; with nothing behind it, the 400
-      // goes out with Connection: close.
+      // the same read, and would go on to answer the smuggled one. A response still pending
+      // when uWS reaches the next request makes uWS close the connection instead; with nothing
+      // behind it, the 400 goes out with Connection: close.
       return new Promise((_resolve, reject) => setImmediate(reject, framing));
     }
     if (as === As.Json) return Promise.reject(new VeloxError(ErrorCodes.BAD_JSON, 'Body is empty, expected JSON', { status: 400 }));

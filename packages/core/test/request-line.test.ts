@@ -1,9 +1,11 @@
 // Request lines and heads uWS v20.51 refuses itself. Its parser takes only an origin-form target
-// (starting with `/`) and HTTP/1.1; it answers anything else 505, a Content-Length that is not
-// plain digits 400, and a head past its size limit 431, each with Connection: close, then closes
-// at once. Velox never sees these requests, so these tests pin what the client gets, that the
-// connection is closed at once (no waiting for uWS's idle timeout), that nothing is buffered
-// without bound, and that the server keeps answering everyone else.
+// (starting with `/`) and HTTP/1.1; it answers anything else 505, a malformed header line or a
+// Content-Length that is not plain digits 400, and a head past its size limit 431, each with
+// Connection: close, then closes at once. Velox does not get to answer (only a bad
+// Content-Length reaches a route first), so these tests pin what the client gets, that the
+// connection is closed at once, that nothing is buffered without bound, and that the server
+// keeps answering everyone else. The exception, a CR alone in a header value, is never answered
+// and waits for uWS's idle timeout (about 10 s): this file is apart from the others for it.
 import { connect } from 'node:net';
 import { start, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
