@@ -477,11 +477,11 @@ export class Request<Params = Record<string, string>, Q = Query> {
   #noBody(as: As): Promise<any> {
     const framing = this.#framing;
     if (framing) {
-      // Failed from a later turn of the event loop, never inside uWS's callback: uWS 20.30 drops
-      // the "close" of a response ended there when more requests follow in the same read, and
-      // would go on to answer the smuggled one. A response still pending when uWS reaches the
-      // next request makes uWS close the connection instead; with nothing behind it, the 400
-      // goes out with Connection: close.
+      // Failed from a later turn of the event loop, never inside uWS's callback: uWS (v20.30 and
+      // v20.51 alike) drops the "close" of a response ended there when more requests follow in
+      // the same read, and would go on to answer the smuggled one. A response still pending
+      // when uWS reaches the next request makes uWS close the connection instead; with nothing
+      // behind it, the 400 goes out with Connection: close.
       return new Promise((_resolve, reject) => setImmediate(reject, framing));
     }
     if (as === As.Json) return Promise.reject(new VeloxError(ErrorCodes.BAD_JSON, 'Body is empty, expected JSON', { status: 400 }));
@@ -497,9 +497,10 @@ export class Request<Params = Record<string, string>, Q = Query> {
   #startBody(): Body | null {
     // A body means the handler goes async, and then every header is copied anyway: copy them
     // now and read the framing headers from the copy rather than asking uWS again. Every line
-    // counts: uWS frames the body by the first Content-Length line and takes any
-    // Transfer-Encoding for chunked, where a proxy in front may read the message otherwise
-    // (request smuggling). Such a request is answered 400 and its connection closed.
+    // counts: uWS frames the body by the first Content-Length line (an empty one as no body) and
+    // takes any non-empty Transfer-Encoding for chunked, where a proxy in front may read the
+    // message otherwise (request smuggling). Such a request is answered 400 and its connection
+    // closed. (uWS itself refuses both framing headers non-empty together, before any route.)
     let length: string | undefined;
     let coding: string | undefined;
     let conflict = false;
@@ -747,8 +748,10 @@ installNodeRequest(Request.prototype);
 installRequestHelpers(Request.prototype);
 
 /**
- * The value of a Content-Length header, or -1 when it is not a plain decimal number (uWS closes
- * such a connection itself, but its route has run by then). A loop over the digits:
+ * The value of a Content-Length header, or -1 when it is not a plain decimal number of 1 to 15
+ * digits. uWS answers 400 to other characters itself, but only after the route ran; it reads an
+ * empty value as no body, and up to 18 digits, past what a JavaScript number holds exactly (no
+ * body is that long: Velox refuses more than 15). A loop over the digits:
  * `Number(text)` goes through V8's generic string-to-number conversion, which also computes and
  * stores the string's hash, several times the cost for a short value.
  */

@@ -39,6 +39,15 @@ export interface UwsBuild {
 let loaded: { uws: Uws; build: UwsBuild } | undefined;
 
 /**
+ * @internal The default of `UWS_HTTP_MAX_HEADERS_SIZE`, in bytes. uWS v20.51 counts the whole
+ * request head against it (request line, header lines, the blank line) and answers 431 past it;
+ * Node's 16 KB counts only the target and the header names and values. 512 bytes more cover the
+ * request line and the `: ` and CRLF of each of the 98 header lines uWS takes, so every head
+ * Node accepts by default, Velox accepts too.
+ */
+export const MAX_HEADERS_SIZE = 16 * 1024 + 512;
+
+/**
  * Loads uWebSockets.js once per process and checks that its native binary is in use. Packages
  * that need the module (for constants such as `SHARED_COMPRESSOR`, or a throwaway app) take it
  * from here instead of resolving it themselves, so the whole process runs one build.
@@ -55,8 +64,8 @@ let loaded: { uws: Uws; build: UwsBuild } | undefined;
  */
 export function loadUws(): Uws {
   if (loaded) return loaded.uws;
-  // Official builds read this at load time; Node accepts 16 KB of headers, so do we.
-  process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= '16384';
+  // uWS reads this once, when its binary loads (a static initializer): it must be set first.
+  process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_HEADERS_SIZE);
   loaded = loadFrom(createRequire(import.meta.url));
   return loaded.uws;
 }
