@@ -4,6 +4,15 @@
  *
  * Two ways to consume it, once: buffered (`text`, `json`, `buffer`, bounded by maxBodyLength),
  * or streamed (a Readable made on demand; uWS is paused while the consumer is slow).
+ *
+ * uWS v20.51 goes on calling onData after pause() for as long as each of its reads fills its
+ * 512 KB buffer (uSockets reads again at once then, without looking at the pause): the kernel's
+ * receive buffer, and more while a client sends faster than this process copies. Those chunks are
+ * queued like any other (the stream's buffer, or the list kept before a reader came) and handed
+ * over in order when the consumer asks; Velox cannot stop that loop short of closing the
+ * connection, and does not (see the README: Backpressure on request bodies). The copy out of
+ * uWS's buffer is the whole cost of such a chunk (a push is about 1% of it), so nothing is gained
+ * by queueing them any other way.
  */
 import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
@@ -14,7 +23,10 @@ import type { Response } from './response.ts';
 /** The shared empty chunk list: most bodies arrive in one piece and never need a list of their own. */
 const NO_CHUNKS: Buffer[] = [];
 
-/** Bytes queued with no consumer, or not yet taken by a slow stream, before uWS is paused. */
+/**
+ * Bytes queued with no consumer, or not yet taken by a slow stream, before uWS is paused (what
+ * uWS still delivers after the pause comes on top: see above).
+ */
 const HIGH_WATER_MARK = 64 * 1024;
 
 /**

@@ -26,13 +26,21 @@ const files = (n: number, size = 10): RawPart[] => Array.from({ length: n }, (_,
 
 describe('limits (413, a code naming the limit)', () => {
   it('answers 413 when a file is over fileSize, and the partial file is gone', async () => {
-    const { url, dir } = await uploadServer({ fileSize: 100_000 });
+    const { app, url, dir } = await uploadServer({ fileSize: 100_000 });
+    // uWS v20.51 often reads the rest of the 3 MB past core's pause before the 413 goes out (see
+    // the README: Large uploads and fast clients). Then nothing is left to refuse and the
+    // connection stays open; otherwise the answer must close it.
+    let complete: boolean | undefined;
+    app.addHook('onSend', (req) => {
+      complete = req.complete;
+    });
     const data = new FormData();
     data.append('small', new Blob([randomBytes(50_000)]), 'small.bin');
     data.append('big', new Blob([randomBytes(3 * 1024 * 1024)]), 'big.bin');
     const r = await fetch(`${url}/upload`, { method: 'POST', body: data });
     expect(r.status).toBe(413);
-    expect(r.headers.get('connection')).toBe('close');
+    expect(complete).toBeTypeOf('boolean');
+    expect(r.headers.get('connection')).toBe(complete ? null : 'close');
     expect(await r.json()).toMatchObject({ code: Codes.FILE_TOO_LARGE, limit: 'fileSize', max: 100_000 });
     // Both the complete first file and the partial second one are deleted.
     expect(await listDir(dir)).toEqual([]);
