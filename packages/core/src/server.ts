@@ -867,7 +867,8 @@ export class Server {
   /**
    * Stops accepting connections and ends every open WebSocket with 1001 (going away); lets
    * in-flight requests and the promises of WebSocket close handlers finish (up to `timeout` ms),
-   * then closes every connection. Responses sent meanwhile carry `Connection: close`.
+   * then closes every connection. Responses sent meanwhile carry `Connection: close`. A request
+   * already sent on an open connection when `close()` is called is read and answered too.
    * @example
    * ```ts
    * process.on('SIGTERM', () => app.close({ timeout: 5000 }));
@@ -880,11 +881,6 @@ export class Server {
     this.#closing = true;
     this.#listenSocket = undefined;
     this.#uwsModule.us_listen_socket_close(socket);
-    const waits: Array<Promise<unknown>> = [];
-    if (this.#inflightCount > 0) {
-      for (const res of this.#inflightList()) res._closeAfter();
-      waits.push(new Promise<void>((resolve) => (this.#drained = resolve)));
-    }
     // Each end() sends a close frame and runs the socket's close handler at once.
     for (const ws of [...this.#sockets]) {
       try {
@@ -892,6 +888,15 @@ export class Server {
       } catch (err) {
         this[kConfig].logger?.error(err);
       }
+    }
+    // uWS reads sockets only when the event loop polls: a request already sent on an open
+    // connection may wait unread in the kernel, and closing the idle connections now would reset
+    // it. After one poll it runs (with Connection: close) and counts as in flight.
+    await afterPoll();
+    const waits: Array<Promise<unknown>> = [];
+    if (this.#inflightCount > 0) {
+      for (const res of this.#inflightList()) res._closeAfter();
+      waits.push(new Promise<void>((resolve) => (this.#drained = resolve)));
     }
     if (this.#closeHandlers.size > 0) waits.push(Promise.all([...this.#closeHandlers]));
     if (waits.length > 0) {
@@ -1388,6 +1393,15 @@ function messageBytes(message: WebSocketMessage, where: string): string | ArrayB
 
 /** Time the onClose hooks get after the drain, before a shutdown from closeOnSignals() gives up and exits 1. */
 const ON_CLOSE_GRACE = 5_000;
+
+/**
+ * Resolves once the event loop has polled for I/O at least once after the call (uWS runs in
+ * libuv's poll phase). One immediate is not enough when called from the poll phase itself (a
+ * signal, a request handler): it runs in the same iteration, before any new poll.
+ */
+function afterPoll(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
 
 function parseSignalOptions(options: CloseOnSignalsOptions): Required<CloseOnSignalsOptions> {
   if (options === null || typeof options !== 'object') throw invalidOption('closeOnSignals() takes an options object: { signals, timeout, uncaught }');

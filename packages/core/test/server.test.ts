@@ -1,7 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { raw, sleep, start, tempDir } from '@velox/test-utils';
+import { parseResponses, raw, rawConnection, sleep, start, tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type Plugin, Server, VeloxError } from '../src/index.ts';
 import { server } from './helpers.ts';
@@ -264,13 +263,17 @@ describe('Server listen and close', () => {
 
   it('lets in-flight requests finish on close, with Connection: close, then refuses new connections', async () => {
     const app = server();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
     app.get('/slow', async (req, res) => {
+      started();
       await sleep(150);
       res.send('done');
     });
     const { url, port } = await start(app);
     const pending = fetch(`${url}/slow`);
-    await sleep(30);
+    // In flight: the handler runs (a fixed sleep here raced the client's connect on a busy machine).
+    await running;
     const closing = app.close({ timeout: 2000 });
     const r = await pending;
     expect(await r.text()).toBe('done');
@@ -294,15 +297,65 @@ describe('Server listen and close', () => {
     expect(await pending).toBe('cut');
   });
 
+  it('answers requests that reached the server just before close(), with Connection: close', async () => {
+    const app = server();
+    app.get('/', (req, res) => res.send('x'));
+    app.get('/slow', async (req, res) => {
+      await sleep(50);
+      res.send('done');
+    });
+    const { port } = await start(app);
+    const client = await rawConnection(port);
+    await client.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await client.until((text) => text.endsWith('\r\n\r\nx'), 'the first answer');
+    // Handed to the kernel, but uWS reads it only when the event loop polls, after close() began.
+    client.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await app.close({ timeout: 2000 });
+    await client.closed;
+    const answers = parseResponses(client.text());
+    expect(answers.map((a) => [a.status, a.body, a.headers.connection])).toEqual([
+      [200, 'x', undefined],
+      [200, 'done', 'close'],
+    ]);
+  });
+
+  it('answers a request that arrives while a handler calls close()', async () => {
+    const app = server();
+    app.get('/', (req, res) => res.send('x'));
+    app.get('/slow', async (req, res) => {
+      await sleep(50);
+      res.send('done');
+    });
+    const { port } = await start(app);
+    const client = await rawConnection(port);
+    await client.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await client.until((text) => text.endsWith('\r\n\r\nx'), 'the first answer');
+    let closing: Promise<void> | undefined;
+    // A handler runs while uWS handles the readiness it polled: the request written here is seen
+    // by a later poll only.
+    app.get('/stop', (req, res) => {
+      client.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+      closing = app.close({ timeout: 2000 });
+      res.send('stopping');
+    });
+    expect(await (await fetch(`http://127.0.0.1:${port}/stop`)).text()).toBe('stopping');
+    await closing;
+    await client.closed;
+    expect(parseResponses(client.text()).map((a) => [a.body, a.headers.connection])).toEqual([
+      ['x', undefined],
+      ['done', 'close'],
+    ]);
+  });
+
   it('closes idle keep-alive connections on close', async () => {
     const app = server();
     app.get('/', (req, res) => res.send('x'));
     const { port } = await start(app);
-    const done = raw(port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n', { quietMs: 3000 });
-    await sleep(50);
+    const client = await rawConnection(port);
+    await client.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await client.until((text) => text.endsWith('\r\n\r\nx'), 'the answer');
     await app.close();
-    const { text, closed } = await done;
-    expect(text).toMatch(/\r\n\r\nx$/);
+    const closed = await Promise.race([client.closed.then(() => true), sleep(3000).then(() => false)]);
     expect(closed).toBe(true);
   });
 });

@@ -11,9 +11,15 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 describe('pnpm start', () => {
+  // pnpm, tsx and the example's imports take 10 s or more to start on a machine busy with other
+  // test runs: the 15 s default cut the test while the server was still starting (the wait for
+  // "listening" already allows 30 s).
   it.each(['SIGTERM', 'SIGINT'] as const)('stops the server, frees the port and leaves no process behind when pnpm gets %s', async (signal) => {
     const port = await freePort();
     const pnpm = spawnProcess('pnpm', ['start'], { cwd: root, env: { PORT: String(port) } });
+    // Runs before spawnProcess's own cleanup kills pnpm: a test cut short (or failing) must not
+    // leave the server it started behind, orphaned and listening.
+    killLater(() => descendants(pnpm.pid));
     await until(() => pnpm.output().includes(`listening on http://127.0.0.1:${port}`), 'the server listens', 30_000);
     const below = descendants(pnpm.pid);
     killLater(below);
@@ -25,5 +31,5 @@ describe('pnpm start', () => {
     await until(async () => !(await accepts(port)), 'the port is free');
     await until(() => below.every((pid) => !alive(pid)), 'no process started by pnpm start is left');
     expect(pnpm.output()).toContain(`${signal} received: closing`);
-  });
+  }, 60_000);
 });
