@@ -292,11 +292,15 @@ describe('Request', () => {
     });
     const { url } = await start(app);
     // Streamed bodies are not bounded by maxBodyLength: the consumer decides.
-    const body = Buffer.alloc(4 * 1024 * 1024, 1);
+    const body = Buffer.alloc(32 * 1024 * 1024, 1);
     expect(await (await fetch(`${url}/slow`, { method: 'POST', body })).text()).toBe(String(body.length));
-    // Without pausing, loopback would pour most of the 4 MB into the stream's buffer at once.
+    // Without pausing, loopback pours most of the 32 MB into the stream's buffer (about 28 MB
+    // measured). With it, what piles up is what was already in the socket's receive buffer when
+    // the pause came: uWS v20.51 reads on after pause() while its reads fill its 512 KB buffer
+    // (see uws-pause.test.ts), so the bound is the kernel's buffer (about 7 MB measured), not
+    // the stream's 64 KiB.
     expect(maxBuffered).toBeGreaterThan(0);
-    expect(maxBuffered).toBeLessThan(1024 * 1024);
+    expect(maxBuffered).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('refuses to read a body twice', async () => {
