@@ -144,12 +144,30 @@ describe('Socket', () => {
     client.close(4001, 'bye now');
     await until(() => seen.length === 1, 'the close handler');
     expect(seen).toEqual([[4001, 'bye now']]);
-    // uWS v20.30 accepts 1000-1011 and 4000-4999 from a client; it cuts a connection closing
-    // with a registered code (1012-1014, 3000-3999), and the handler sees 1006.
-    const registered = await connect(`${url}/rooms/a`);
-    registered.close(3001, 'library code');
-    await until(() => seen.length === 2, 'the second close handler');
-    expect(seen[1]).toEqual([1006, '']);
+    for (const code of [1011, 4000, 4999]) {
+      const client = await connect(`${url}/rooms/a`);
+      const before = seen.length;
+      client.close(code, 'ok');
+      await until(() => seen.length === before + 1, `the close handler for ${code}`);
+      expect(seen.at(-1)).toEqual([code, 'ok']);
+    }
+  });
+
+  it("reports 1006 with uWS's reason when a client closes with a registered code (1012-1014, 3000-3999)", async () => {
+    const app = server();
+    const seen: Array<[number, string]> = [];
+    const { url } = await withSockets(app, { close: (_s: unknown, code: number, reason: string) => void seen.push([code, reason]) });
+    // uWS v20.51 (as v20.30) accepts 1000-1011 and 4000-4999 from a client; it cuts a connection
+    // closing with a code registered for libraries and later use: the handler sees 1006 with uWS's
+    // reason (v20.30 gave an empty one), and the client gets a close frame without a code (1005).
+    for (const code of [1012, 1014, 3000, 3001, 3999]) {
+      const client = await connect(`${url}/rooms/a`);
+      const before = seen.length;
+      client.close(code, 'library code');
+      await until(() => seen.length === before + 1, `the close handler for ${code}`);
+      expect([code, ...seen.at(-1)!]).toEqual([code, 1006, 'Received invalid close payload']);
+      expect(await client.closedWith).toEqual({ code: 1005, reason: '' });
+    }
   });
 
   it('corks several sends into one write', async () => {
