@@ -455,9 +455,9 @@ export class Request<Params = Record<string, string>, Q = Query> {
   #noBody(as: As): Promise<any> {
     const framing = this.#framing;
     if (framing) {
-      // Failed from a later turn of the event loop, never inside uWS's callback: uWS 20.30 drops
-      // the "close" of a response ended there when more requests follow in the same read, and
-      // would go on to answer the smuggled one. A response still pending when uWS reaches the
+      // Failed from a later turn of the event loop, never inside uWS's callback: uWS (v20.30 and
+      // v20.51, test/smuggling.test.ts) drops the "close" of a response ended there when more
+      // requests follow in the same read, and would go on to answer the smuggled one. A response still pending when uWS reaches the
       // next request makes uWS close the connection instead; with nothing behind it, the 400
       // goes out with Connection: close.
       return new Promise((_resolve, reject) => setImmediate(reject, framing));
