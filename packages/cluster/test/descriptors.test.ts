@@ -14,6 +14,15 @@ import { loadUws } from '@velox/core';
 import { describe, expect, it } from 'vitest';
 
 const uws = loadUws();
+
+/** The acceptor members of a uWS v20.51 app; its type declarations leave them out. */
+interface Acceptor {
+  getDescriptor(): number;
+  addChildAppDescriptor(descriptor: number): unknown;
+  removeChildAppDescriptor(descriptor: number): unknown;
+}
+/** A uWS app with its acceptor members. */
+const app = () => uws.App() as ReturnType<typeof uws.App> & Acceptor;
 /** Where a child process or a worker thread finds the same uWS build (core resolves it). */
 const corePackage = fileURLToPath(new URL('../../core/package.json', import.meta.url));
 const requireUws = `require('node:module').createRequire(${JSON.stringify(corePackage)})('@based/uws')`;
@@ -24,16 +33,16 @@ function bitsOf(descriptor: number): bigint {
 }
 
 /** Listens on 127.0.0.1, port 0; resolves with the port and a function that stops listening. */
-function listen(app: ReturnType<typeof uws.App>): Promise<{ port: number; stop: () => void }> {
+function listen(server: ReturnType<typeof uws.App>): Promise<{ port: number; stop: () => void }> {
   return new Promise((resolve) =>
-    app.listen('127.0.0.1', 0, (token) => resolve({ port: uws.us_socket_local_port(token), stop: () => uws.us_listen_socket_close(token) })),
+    server.listen('127.0.0.1', 0, (token) => resolve({ port: uws.us_socket_local_port(token), stop: () => uws.us_listen_socket_close(token) })),
   );
 }
 
 describe('uWS v20.51 app descriptors', () => {
   it("are the address of the app in this process's memory (a pointer), not a file descriptor", () => {
-    const app = uws.App();
-    const descriptor = app.getDescriptor() as number;
+    const one = app();
+    const descriptor = one.getDescriptor();
     expect(typeof descriptor).toBe('number');
     const address = bitsOf(descriptor);
     const mapping = readFileSync('/proc/self/maps', 'utf8')
@@ -48,7 +57,7 @@ describe('uWS v20.51 app descriptors', () => {
     // A writable mapping of this process (the malloc heap), far above any file descriptor number.
     expect(mapping?.perms.startsWith('rw')).toBe(true);
     expect(address).toBeGreaterThan(1n << 20n);
-    app.close();
+    one.close();
   });
 
   it('hand connections from an acceptor app to an app in a worker thread of the same process', { timeout: 30_000 }, async () => {
@@ -63,7 +72,7 @@ describe('uWS v20.51 app descriptors', () => {
       { eval: true },
     );
     const descriptor = await new Promise<number>((resolve) => worker.once('message', resolve));
-    const acceptor = uws.App();
+    const acceptor = app();
     acceptor.addChildAppDescriptor(descriptor);
     const { port, stop } = await listen(acceptor);
     try {
@@ -80,8 +89,9 @@ describe('uWS v20.51 app descriptors', () => {
 
   it('crash another process that adopts one (SIGSEGV when a connection arrives): they cannot cross a process boundary', { timeout: 30_000 }, async () => {
     // A worker app in this process; its descriptor goes to a child that makes it its child app.
-    const app = uws.App().get('/*', (res) => res.end('never'));
-    const descriptor = app.getDescriptor() as number;
+    const worker = app();
+    worker.get('/*', (res) => void res.end('never'));
+    const descriptor = worker.getDescriptor();
     const script = `
       const uws = ${requireUws};
       const acceptor = uws.App();
@@ -115,7 +125,7 @@ describe('uWS v20.51 app descriptors', () => {
       expect(answer).toBe('');
     } finally {
       child.kill('SIGKILL');
-      app.close();
+      worker.close();
     }
   });
 

@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { raw, sleep, start, tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { type Plugin, Server, VeloxError } from '../src/index.ts';
