@@ -82,8 +82,11 @@ describe('uWS v20.51 app descriptors', () => {
       acceptor.removeChildAppDescriptor(descriptor);
       stop();
       acceptor.close();
+      // The thread must close its app and end by itself: terminating a thread whose uWS app is
+      // open aborts the whole process (uv_loop_close() with open handles), as the README says.
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
       worker.postMessage('close');
-      await worker.terminate();
+      expect(await exited).toBe(0);
     }
   });
 
@@ -143,7 +146,10 @@ describe('uWS v20.51 app descriptors', () => {
     `;
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const { createServer } = await import('node:net');
-    const primary = createServer({ pauseOnConnect: true }, (socket) => child.send('socket', socket));
+    const primary = createServer({ pauseOnConnect: true }, (socket) => {
+      if (!child.connected) return void socket.destroy();
+      child.send('socket', socket, (err) => err && socket.destroy());
+    });
     try {
       await new Promise((resolve) => child.once('message', resolve));
       await new Promise<void>((resolve) => primary.listen(0, '127.0.0.1', resolve));
