@@ -122,7 +122,7 @@ export class NodeSocket extends LazyEmitter {
     return this.#req.socketAddress.includes(':') ? 'IPv6' : 'IPv4';
   }
 
-  /** Not known: this uWS build cannot tell the peer's port. */
+  /** Not known: uWS v20.51's response has no `getRemotePort` (a test checks; wire it up when a build has one). */
   get remotePort(): number | undefined {
     return undefined;
   }

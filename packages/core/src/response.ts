@@ -943,9 +943,9 @@ export class Response extends LazyEmitter {
 
   /** Writes the head (`prepared`, or the one built from the headers set) and the body; the caller has corked. */
   #writeEnd(body: string | Uint8Array | ArrayBuffer, prepared?: ArrayBuffer): void {
-    // Headers already out: write() went first and the body is chunked. uWS v20.30's end(…, true)
-    // writes its `Connection: close` line after the last chunk, inside the body, which breaks the
-    // framing; such a response ends without it (a closing server closes the connection anyway).
+    // Headers already out: write() went first and the body is chunked. uWS's end(…, true) (v20.30
+    // and v20.51, checked) writes its `Connection: close` line after the last chunk, inside the
+    // body, which breaks the framing; such a response ends without it (a closing server closes the connection anyway).
     const chunked = this.#headersSent;
     if (prepared !== undefined) {
       this.#headersSent = true;
@@ -954,8 +954,8 @@ export class Response extends LazyEmitter {
     const status = this.statusCode;
     const ures = this.#ures;
     if (status === 204 || status === 304 || status < 200 || this.#head) {
-      // No body. uWS 20.30's endWithoutBody only completes when called with no arguments, so the
-      // length (HEAD) and Connection: close are written as headers.
+      // No body. uWS's endWithoutBody (v20.30 and v20.51, checked) only completes when called with
+      // no arguments, so the length (HEAD) and Connection: close are written as headers.
       if (this.#head && status !== 204 && status !== 304) {
         const declared = this.#value('content-length');
         const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
@@ -983,8 +983,8 @@ export class Response extends LazyEmitter {
    *   (the body drops it), and the client closes (as asked) or uWS's idle timeout does;
    * - otherwise: the head and body go out at once as one chunk, and the response's end waits
    *   until the body ends or goes quiet for LINGER_QUIET_MS (then the client may close), or
-   *   LINGER_MS pass (then the connection is cut). uWS v20.30 cannot close a connection once a
-   *   response is complete, so this is how the reading stays bounded.
+   *   LINGER_MS pass (then the connection is cut). uWS (v20.30 and v20.51) cannot close a
+   *   connection once a response is complete, so this is how the reading stays bounded.
    * Returns false when no body is left to refuse (the caller ends as usual).
    */
   #refuse(body: string | Uint8Array | ArrayBuffer): boolean {

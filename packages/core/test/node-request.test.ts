@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { raw, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import type { Request } from '../src/index.ts';
+import { loadUws, type Request } from '../src/index.ts';
 import { server } from './helpers.ts';
 
 /** Reads a request body the way raw-body does: data/end/error listeners on `req` itself. */
@@ -209,6 +209,31 @@ describe("req.on('close')", () => {
 });
 
 describe('req: the Node and Express properties middlewares read', () => {
+  it('reports req.socket.remotePort as undefined: uWS v20.51 cannot tell the peer\'s port', async () => {
+    const app = server();
+    app.get('/', (req, res) => res.json({ port: req.socket.remotePort ?? null, address: req.socket.remoteAddress }));
+    const { url } = await start(app);
+    expect(await (await fetch(url)).json()).toEqual({ port: null, address: '127.0.0.1' });
+    // Its HttpResponse has the address getters and no getRemotePort. A uWS that adds one (upstream
+    // added it after v20.51) makes this fail: then wire remotePort to it.
+    const uws = loadUws();
+    const members = await new Promise<string[]>((resolve) => {
+      const bare = uws.App().get('/*', (ures) => {
+        const names = Object.getOwnPropertyNames(Object.getPrototypeOf(ures)).filter((n) => /remote/i.test(n));
+        ures.end('x');
+        resolve(names.sort());
+      });
+      bare.listen('127.0.0.1', 0, (token) => {
+        void fetch(`http://127.0.0.1:${uws.us_socket_local_port(token)}/`).then(async (r) => {
+          await r.text();
+          uws.us_listen_socket_close(token);
+          bare.close();
+        });
+      });
+    });
+    expect(members).toEqual(['getProxiedRemoteAddress', 'getProxiedRemoteAddressAsText', 'getRemoteAddress', 'getRemoteAddressAsText']);
+  });
+
   it('has httpVersion, socket, connection, rawHeaders, res and app', async () => {
     const app = server({ trustProxy: 'loopback' });
     app.get('/', (req, res) =>

@@ -19,9 +19,10 @@ import { FieldEntry, FileEntry, type Part, type PartWriter, UploadStream, type W
 const noop = () => {};
 
 /**
- * uWS keeps a connection whose body is arriving only while 160 KB (16 KB/s over its 10 s
- * timeout) come in before the timeout: each time that much has arrived it restarts a 10 s timer,
- * and when the timer runs out it closes the connection (within its 4 s timer granularity).
+ * uWS (v20.51, as v20.30) keeps a connection whose body is arriving only while 160 KB (16 KB/s
+ * over its 10 s timeout) come in before the timeout: each time that much has arrived it restarts
+ * a 10 s timer, and when the timer runs out it closes the connection (within its 4 s timer
+ * granularity). It offers no way to change that (no timeout setter on a response).
  */
 const UWS_WINDOW_BYTES = 16 * 1024 * 10;
 /** A connection lost this long after the last restart of that timer was most likely cut by it. */

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ErrorCodes } from '@velox/core';
+import { ErrorCodes, loadUws } from '@velox/core';
 import { exitCode, parseResponses, rawConnection, run, sleep, start, tempDir, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { MultipartErrorCodes } from '../src/index.ts';
@@ -202,7 +202,7 @@ describe('a 413 from a limit', () => {
   });
 });
 
-describe('a body slower than uWebSockets.js accepts', () => {
+describe('a body slower than uWS v20.51 accepts (about 16 KB/s)', () => {
   it('ends in VELOX_ERR_MULTIPART_TOO_SLOW on the server while the client sees the connection close without an answer', { timeout: 40_000 }, async () => {
     const app = await server();
     let failure: unknown;
@@ -219,7 +219,7 @@ describe('a body slower than uWebSockets.js accepts', () => {
     const client = await rawConnection(port);
     await client.write(postHead('/upload', 10 * 1024 * 1024));
     await client.write(fileHead());
-    // 2 KB every 250 ms: 8 KB/s, under uWS's 16 KB/s.
+    // 2 KB every 250 ms: 8 KB/s, under uWS's 16 KB/s (160 KB per 10 s, unchanged from v20.30).
     const trickle = setInterval(() => {
       if (!client.socket.destroyed) client.socket.write(Buffer.alloc(2048));
     }, 250);
@@ -232,6 +232,30 @@ describe('a body slower than uWebSockets.js accepts', () => {
     await until(() => failure !== undefined, 'the rejection');
     expect(failure).toMatchObject({ code: MultipartErrorCodes.TOO_SLOW, status: 408 });
     expect((failure as { cause?: { code?: string } }).cause).toMatchObject({ code: ErrorCodes.ABORTED });
+  });
+  it('cannot be given more time: uWS v20.51 has no timeout setter on a response, and its module-level setTimeout is a stub', async () => {
+    const uws = loadUws();
+    const moduleSetTimeout = (uws as unknown as { setTimeout: (fn: () => void, ms: number) => unknown }).setTimeout;
+    const fired: string[] = [];
+    expect(moduleSetTimeout(() => fired.push('uws.setTimeout'), 10)).toBeUndefined();
+    const members = await new Promise<string[]>((resolve) => {
+      const app = uws.App().post('/*', (res) => {
+        resolve(Object.getOwnPropertyNames(Object.getPrototypeOf(res)));
+        res.onAborted(() => {});
+        res.end('x');
+      });
+      app.listen('127.0.0.1', 0, (token) => {
+        void fetch(`http://127.0.0.1:${uws.us_socket_local_port(token)}/`, { method: 'POST', body: 'x' })
+          .then((r) => r.text())
+          .finally(() => {
+            uws.us_listen_socket_close(token);
+            app.close();
+          });
+      });
+    });
+    expect(members.filter((name) => /timeout/i.test(name))).toEqual([]);
+    await sleep(200);
+    expect(fired).toEqual([]);
   });
 });
 

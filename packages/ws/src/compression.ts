@@ -1,8 +1,7 @@
 /**
  * permessage-deflate: which uWS flags turn it on, and whether this process's uWebSockets.js
- * binary negotiates it at all. The registry build Velox installs says its binaries lack
- * compression; on linux-x64 it does negotiate, but a binary built without zlib would accept the
- * flags and silently send everything uncompressed. So a route that asks for compression has the
+ * binary negotiates it at all. `@based/uws` (uWS v20.51) negotiates it on linux-x64, but a binary
+ * built without zlib would accept the flags and silently send everything uncompressed. So a route that asks for compression has the
  * binary checked once per process, over a real socket, before `listen()` resolves.
  *
  * The only file of this package that uses the uWebSockets.js module itself: it takes the one
