@@ -327,6 +327,10 @@ describe('redisPubSub with Redis not up yet at start-up', () => {
     expect(second.publish('t', 'from the other server')).toBe(1);
     await until(() => near.inbox.length === 2 && other.inbox.length === 3, 'the publish of the other server', 15_000);
     expect(texts(near)).toEqual(['also during', 'from the other server']);
+    // This server's publisher is a connection of its own, reconnecting on its own backoff: a
+    // publish before it is back stays local (as the two above did). The "connected" line comes
+    // once every connection of the outage is back.
+    await until(() => app.logs.some((l) => l.includes('connected to Redis')), 'this server to reach Redis on every connection', 15_000);
     app.publish('t', 'from here');
     await until(() => farSocket.inbox.length === 2, 'this publish in the other server', 15_000);
     expect(texts(farSocket)).toEqual(['from the other server', 'from here']);
