@@ -9,6 +9,8 @@
 //   nodeArgs  extra arguments for node (velox runs its built JavaScript: the `built` export
 //             condition picks dist/, which `pnpm bench` builds first)
 //   pkg       package whose version is reported
+//   runtime   what runs the server file: 'node' (default, the Node running the runner) or 'bun'
+//             (the binary of the pinned @oven/bun-linux-x64 package, x64 Linux only)
 //   baseline  the framework every ratio is computed against
 //   optIn     left out unless named in BENCH_FRAMEWORKS (instructions.mjs counts it by default)
 
@@ -23,6 +25,8 @@ export const FRAMEWORKS = [
   { id: 'ultimate-express', label: 'ultimate-express', file: 'ultimate-express.mjs', pkg: 'ultimate-express' },
   { id: 'fastify', label: 'Fastify', file: 'fastify.mjs', pkg: 'fastify' },
   { id: 'express', label: 'Express', file: 'express.mjs', pkg: 'express' },
+  // Bun's own server on Bun, not Node: what many would pick instead of Node for speed. ping, query, body.
+  { id: 'bun', label: 'Bun (Bun.serve)', file: 'bun.mjs', pkg: '@oven/bun-linux-x64', runtime: 'bun' },
 ];
 
 /** Other spellings accepted in BENCH_FRAMEWORKS / INSTR_FRAMEWORKS. */

@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { frameworkById } from './frameworks.mjs';
 import { rawRequest, sendFixed } from './lib/fixed-client.mjs';
-import { ensureCommand, listScenarios, serverArgs } from './lib/tools.mjs';
+import { ensureCommand, listScenarios, serverCommand } from './lib/tools.mjs';
 import { SCENARIOS, scenarioByName } from './scenarios.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -54,7 +54,8 @@ try {
  */
 async function measure(fw, scenario) {
   const dir = mkdtempSync(path.join(tmpdir(), 'velox-instr-'));
-  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', '--cache-sim=yes', process.execPath, ...serverArgs(fw, scenario.name, '0')];
+  const server = serverCommand(fw, scenario.name, '0');
+  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', '--cache-sim=yes', server.command, ...server.args];
   const child = spawn('valgrind', args, { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => {

@@ -385,7 +385,7 @@ async function measure(entry, set, scenario, logBase, runDir) {
 function plan() {
   const listed = new Map();
   const implemented = (fw) => {
-    const key = `${(fw.nodeArgs ?? []).join(' ')} ${fw.file}`;
+    const key = `${fw.runtime ?? 'node'} ${(fw.nodeArgs ?? []).join(' ')} ${fw.file}`;
     if (!listed.has(key)) {
       try {
         listed.set(key, { names: new Set(listScenarios(fw)) });

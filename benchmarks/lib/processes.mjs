@@ -9,6 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { processTree, startTime } from './proctree.mjs';
+import { serverCommand } from './tools.mjs';
 
 const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const live = new Set();
@@ -104,19 +105,17 @@ export function runPinned(cpu, command, args = [], { timeoutMs = 120_000, env = 
 }
 
 /**
- * Starts a server file: `node [nodeArgs] servers/<file> <name> [...args]`, pinned to `cpu`
- * (null: not pinned), from the benchmarks folder. It resolves `ready` to the port once the
- * server prints `PORT <n>`.
+ * Starts a server file: `node [nodeArgs] servers/<file> <name> [...args]` (the Bun binary
+ * instead of node for `runtime: 'bun'`), pinned to `cpu` (null: not pinned), from the
+ * benchmarks folder. It resolves `ready` to the port once the server prints `PORT <n>`.
  *
- * @param {{ file: string, nodeArgs?: string[] }} server
+ * @param {{ id?: string, file: string, nodeArgs?: string[], runtime?: 'node' | 'bun' }} server
  * @param {string} name  scenario or probe name, the server's first argument
  * @param {{ cpu?: number | null, args?: string[], env?: NodeJS.ProcessEnv, startTimeoutMs?: number }} [options]
  */
 export function startServer(server, name, { cpu = null, args = [], env = process.env, startTimeoutMs = 30_000 } = {}) {
-  const child = spawnPinned(cpu, process.execPath, [...(server.nodeArgs ?? []), path.join('servers', server.file), name, ...args], {
-    cwd: BENCH_DIR,
-    env,
-  });
+  const { command, args: commandArgs } = serverCommand(server, name, ...args);
+  const child = spawnPinned(cpu, command, commandArgs, { cwd: BENCH_DIR, env });
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr = (stderr + d).slice(-4000);

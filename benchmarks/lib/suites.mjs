@@ -17,6 +17,7 @@ const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
  * @property {string} [file]      default server file under servers/ (scenarios without `servers`)
  * @property {string} [pkg]       package whose version is reported
  * @property {string[]} [nodeArgs] extra arguments for node
+ * @property {'node' | 'bun'} [runtime] what runs the server file (default node; bun: the binary of @oven/bun-linux-x64)
  * @property {boolean} [optIn]    left out unless named in BENCH_FRAMEWORKS
  *
  * @typedef {object} Request

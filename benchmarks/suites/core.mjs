@@ -139,6 +139,8 @@ export const TARGETS = [
   { issue: 'core', label: 'Velox query ≥ 0.95 × raw uWS', a: ['query', 'velox'], b: ['query', 'uws'], min: 0.95 },
   { issue: 'core', label: 'Velox body ≥ 0.90 × raw uWS', a: ['body', 'velox'], b: ['body', 'uws'], min: 0.9 },
   ...['ping', 'query', 'body', 'middleware', 'routes'].map((s) => ahead(s, 'hyper-express', 'core')),
+  // Bun's own server, on Bun (issue 22, "No step back").
+  ...['ping', 'query', 'body'].map((s) => ahead(s, 'bun', 'core')),
   { issue: 'router', label: 'Velox nested routers ≥ 0.95 × Velox flat route', a: ['nested', 'velox'], b: ['flat', 'velox'], min: 0.95 },
   { issue: 'router', label: 'Velox validated body ≥ 0.85 × Velox unvalidated body', a: ['validated', 'velox'], b: ['body', 'velox'], min: 0.85 },
   ...['nested', 'router-middleware', 'validated'].flatMap((s) =>

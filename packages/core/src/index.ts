@@ -9,6 +9,8 @@ export { PreparedHead } from './prepared.ts';
 export { VeloxError, ErrorCodes } from './errors.ts';
 export { isJsonType } from './body.ts';
 export { loadUws, uwsBuild } from './uws.ts';
+export { signCookieValue, unsignCookieValue } from './cookies.ts';
+export { normalizePrefix, pathSegments, PrefixRelation, prefixMatcher, relateToPrefix } from './routing.ts';
 
 export type { ExpressApp } from './express-app.ts';
 export type { NodeSocket } from './node-request.ts';
@@ -19,6 +21,8 @@ export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './
 export type { SendFileOptions, SendFileCallback, SetHeaders } from './send-file.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
 export type { Uws, UwsBuild, UwsAttempt } from './uws.ts';
+export type { CookieSecret } from './cookies.ts';
+export type { PathSegment } from './routing.ts';
 export type {
   Handler,
   Middleware,

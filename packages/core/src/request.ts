@@ -5,11 +5,10 @@
  */
 import { Buffer } from 'node:buffer';
 import { Readable, type Writable } from 'node:stream';
-import { parse as parseCookie } from 'cookie';
-import { unsign } from 'cookie-signature';
 import type { HttpRequest, HttpResponse } from '@based/uws';
 import { As, Body, isJsonType } from './body.ts';
 import { Bag } from './bag.ts';
+import { parseCookieHeader, unsignCookieValue } from './cookies.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { ExpressApp } from './express-app.ts';
 import { installRequestHelpers } from './express-helpers.ts';
@@ -264,7 +263,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
     }
     if (!this.server[kConfig].parseCookies) return undefined!;
     const header = this.get('cookie');
-    return (this.#cookies = header ? (parseCookie(header) as Record<string, string>) : new Bag<string>());
+    return (this.#cookies = header ? (parseCookieHeader(header) as Record<string, string>) : new Bag<string>());
   }
   set cookies(value: Record<string, string>) {
     this.#cookies = value;
@@ -299,7 +298,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
       if (!value.startsWith('s:')) continue;
       out[name] = false;
       for (const secret of secrets) {
-        const plain = unsign(value.slice(2), secret);
+        const plain = unsignCookieValue(value.slice(2), secret);
         if (plain !== false) {
           out[name] = plain;
           break;
@@ -790,7 +789,7 @@ function unsupportedType(type: string | undefined): VeloxError {
 }
 
 /** The prototypes of the records the `cookies` getter makes: the cookie module's, and Bag's. */
-const OWN_COOKIES = [Object.getPrototypeOf(parseCookie('a=b')), Object.getPrototypeOf(new Bag<string>())];
+const OWN_COOKIES = [Object.getPrototypeOf(parseCookieHeader('a=b')), Object.getPrototypeOf(new Bag<string>())];
 /** Whether `req.cookies` holds the record Velox parsed (rather than one a middleware assigned). */
 function isOwnCookies(cookies: object): boolean {
   const proto = Object.getPrototypeOf(cookies);

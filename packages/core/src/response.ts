@@ -5,10 +5,9 @@
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
-import { serialize as serializeCookie, type SerializeOptions } from 'cookie';
-import { sign } from 'cookie-signature';
 import type { HttpResponse, us_socket_context_t } from '@based/uws';
 import { Bag } from './bag.ts';
+import { type CookieSerializeOptions, serializeCookie, signCookieValue } from './cookies.ts';
 import { LINGER_BYTES, LingerEnd } from './body.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
@@ -24,7 +23,7 @@ import type { Server } from './server.ts';
 import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
 
 /** Options of {@link Response.cookie}. */
-export interface CookieOptions extends Omit<SerializeOptions, 'encode' | 'maxAge'> {
+export interface CookieOptions extends Omit<CookieSerializeOptions, 'encode' | 'maxAge'> {
   /**
    * Sign the value (read it back from `req.signedCookies`): with cookie-parser's secret
    * (`req.secret`) where cookie-parser ran, as Express does, else with the server's first
@@ -443,9 +442,9 @@ export class Response extends LazyEmitter {
       if (!secret) {
         throw new VeloxError(ErrorCodes.NO_COOKIE_SECRET, "Signed cookies need the cookieSecret option (or cookie-parser's secret: cookieParser('secret'))");
       }
-      text = `s:${sign(value, secret)}`;
+      text = `s:${signCookieValue(value, secret)}`;
     }
-    const serializeOptions: SerializeOptions = { path: '/', ...rest };
+    const serializeOptions: CookieSerializeOptions = { path: '/', ...rest };
     if (maxAge !== undefined) {
       serializeOptions.maxAge = Math.floor(maxAge / 1000);
       serializeOptions.expires = new Date(Date.now() + maxAge);

@@ -16,7 +16,7 @@ import { forCookieParser } from './express-cookies.ts';
 import { HeadCache } from './headers.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
-import { normalizePrefix, paramNames, prefixMatcher, Relation, relate } from './routing.ts';
+import { normalizePrefix, PrefixRelation, paramNames, prefixMatcher, relateToPrefix } from './routing.ts';
 import { kConfig, kContext, kHooks } from './symbols.ts';
 import type {
   ErrorHandler,
@@ -1104,13 +1104,13 @@ export class Server {
       });
     }
     for (const { prefix, fn: given } of this.#middlewares) {
-      const relation = relate(pattern, prefix);
-      if (relation === Relation.Never) continue;
+      const relation = relateToPrefix(pattern, prefix);
+      if (relation === PrefixRelation.Never) continue;
       // cookie-parser must find req.cookies unset to parse (express-cookies.ts); others run as given.
       const fn = forCookieParser(given as ChainFn);
       // A prefixed middleware sees req.url relative to its prefix (mount.ts); use(mw) runs as is.
       const mounted = prefix === '' ? fn : mountAt(prefix, fn);
-      if (relation === Relation.Always) chain.push(mounted);
+      if (relation === PrefixRelation.Always) chain.push(mounted);
       else {
         const matches = prefixMatcher(prefix);
         chain.push((req, res, next) => (matches(req.path) ? mounted(req, res, next) : next()));

@@ -1,20 +1,17 @@
 /**
  * Pattern helpers, used when routes are registered and mounted (never per request, except the
- * prefix matchers of path-scoped middlewares and the case-folding lookup of a catch-all route).
+ * case-folding lookup of a catch-all route). Which prefixes a route lies under, and the
+ * per-request prefix check, are core's (`relateToPrefix`, `prefixMatcher`): the server decides
+ * `app.use('/prefix', mw)` with the same code.
  *
- * A full pattern is kept as a list of segments, each remembering whether the router that wrote
- * it is case-insensitive, since one path can hold segments from several nested routers.
+ * A full pattern is kept as a list of core's `PathSegment`s, each remembering whether the router
+ * that wrote it is case-insensitive, since one path can hold segments from several nested routers.
  */
+import { type PathSegment, pathSegments } from '@velox/core';
 import { RouterErrorCodes, routerError } from './errors.ts';
 
 /** One segment of a pattern: literal text, `:name`, `*` (last only), or '' (a trailing slash). */
-export interface Segment {
-  readonly text: string;
-  /** Written by a `caseSensitive: false` router. */
-  readonly fold: boolean;
-  /** `text.toLowerCase()`, for case-insensitive comparisons. */
-  readonly lower: string;
-}
+export type Segment = PathSegment;
 
 /** What a segment is; sorts literal before parameter before wildcard. */
 const Kind = { Literal: 0, Param: 1, Wildcard: 2 } as const;
@@ -47,7 +44,7 @@ export function parsePattern(pattern: unknown, fold: boolean): Segment[] {
       throw invalid(`A wildcard must be the whole last segment, as in "/files/*"; got ${pattern}`);
     }
   }
-  return texts.map((text) => segment(text, fold));
+  return pathSegments(pattern, fold);
 }
 
 /** Checks a mount or middleware prefix and splits it; `/` and '' give no segment. Trailing slashes are dropped. */
@@ -59,10 +56,6 @@ export function parsePrefix(prefix: unknown, fold: boolean): Segment[] {
   const trimmed = prefix.replace(/\/+$/, '');
   if (trimmed === '') return [];
   return parsePattern(trimmed, fold);
-}
-
-function segment(text: string, fold: boolean): Segment {
-  return { text, fold, lower: text.toLowerCase() };
 }
 
 /** The uWS pattern of a list of segments. */
@@ -96,66 +89,6 @@ export function routeKey(method: string, segments: readonly Segment[], strict: b
     key += `/${kind(s) === Kind.Param ? ':' : s.fold ? s.lower : s.text}`;
   }
   return key === `${method} ` ? `${method} /` : key;
-}
-
-/** Where a route stands against a middleware's prefix. */
-export const Relation = {
-  Never: 0,
-  Always: 1,
-  /** The route matches some paths under the prefix and some outside it: check each request. */
-  Sometimes: 2,
-} as const;
-/** One of the values of {@link Relation}. */
-export type Relation = (typeof Relation)[keyof typeof Relation];
-
-function same(a: Segment, b: Segment): boolean {
-  return a.fold || b.fold ? a.lower === b.lower : a.text === b.text;
-}
-
-/**
- * Whether the paths a route matches lie under a prefix. Literal segments compare
- * case-insensitively when either side was written by a case-insensitive router, so a guard
- * never misses a path its router treats as the same.
- */
-export function relate(route: readonly Segment[], scope: readonly Segment[]): Relation {
-  let relation: Relation = Relation.Always;
-  for (let i = 0; i < scope.length; i++) {
-    const r = route[i];
-    const s = scope[i]!;
-    if (r === undefined) return Relation.Never;
-    const rk = kind(r);
-    if (rk === Kind.Wildcard) return Relation.Sometimes;
-    if (r.text === '' && i === route.length - 1) return Relation.Never;
-    if (kind(s) === Kind.Param) continue;
-    if (rk === Kind.Param) relation = Relation.Sometimes;
-    else if (!same(r, s)) return Relation.Never;
-  }
-  return relation;
-}
-
-/** Tests a request path (as sent) against a prefix, for routes that relate `Sometimes`. */
-export function prefixMatcher(route: readonly Segment[], scope: readonly Segment[]): (path: string) => boolean {
-  const last = route.length - 1;
-  const parts = scope.map((s, i) => {
-    // Past a wildcard, its router's rule applies to what it matched.
-    const fold = s.fold || route[Math.min(i, last)]?.fold === true;
-    return { param: kind(s) === Kind.Param, fold, text: fold ? s.lower : s.text };
-  });
-  return (path) => {
-    let start = 1;
-    for (let i = 0; i < parts.length; i++) {
-      const p = parts[i]!;
-      let end = path.indexOf('/', start);
-      if (end < 0) end = path.length;
-      if (start > path.length) return false;
-      const part = path.slice(start, end);
-      if (p.param) {
-        if (part === '') return false;
-      } else if ((p.fold ? part.toLowerCase() : part) !== p.text) return false;
-      start = end + 1;
-    }
-    return true;
-  };
 }
 
 /**

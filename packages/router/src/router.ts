@@ -11,8 +11,11 @@ import {
   type Method,
   type Middleware,
   type Mountable,
+  PrefixRelation,
+  prefixMatcher,
   type RouteDefinition,
   type RouteInfo,
+  relateToPrefix,
   type Server,
 } from '@velox/core';
 import { RouterErrorCodes, routerError } from './errors.ts';
@@ -23,9 +26,6 @@ import {
   needsFolding,
   parsePattern,
   parsePrefix,
-  prefixMatcher,
-  Relation,
-  relate,
   routeKey,
   type Segment,
   toPath,
@@ -367,10 +367,10 @@ export class Router<Base extends object = {}> implements Mountable {
   #chain(place: Place, full: readonly Segment[], own: readonly Fn[]): Fn[] {
     const chain: Fn[] = [];
     for (const scope of place.scopes) {
-      const relation = relate(full, scope.segments);
-      if (relation === Relation.Always) chain.push(scope.fn);
-      else if (relation === Relation.Sometimes) {
-        const matches = prefixMatcher(full, scope.segments);
+      const relation = relateToPrefix(full, scope.segments);
+      if (relation === PrefixRelation.Always) chain.push(scope.fn);
+      else if (relation === PrefixRelation.Sometimes) {
+        const matches = prefixMatcher(scope.segments, full);
         const fn = scope.fn;
         chain.push((req, res, next) => (matches(req.path) ? fn(req, res, next) : next()));
       }

@@ -1,10 +1,10 @@
 /**
- * The one file that knows cookie-signature, and where session ids come from. A cookie's value is
- * `<id>.<signature>`: the id is 16 random bytes from node:crypto in base64url (22 characters,
- * 128 bits), the signature cookie-signature's HMAC-SHA256 in base64 without padding (43).
+ * Where session ids come from, and how they are signed. A cookie's value is `<id>.<signature>`:
+ * the id is 16 random bytes from node:crypto in base64url (22 characters, 128 bits), the
+ * signature core's `signCookieValue` (cookie-signature's HMAC-SHA256 in base64 without padding, 43).
  */
 import { createSecretKey, type KeyObject, randomFillSync } from 'node:crypto';
-import { sign, unsign } from 'cookie-signature';
+import { signCookieValue, unsignCookieValue } from '@velox/core';
 
 const ID_BYTES = 16;
 const ID_LENGTH = 22;
@@ -57,7 +57,7 @@ export function signer(secrets: readonly string[]): Signer {
   const first = keys[0]!;
   const verified = new Map<string, Verified>();
   return {
-    sign: (id) => sign(id, first),
+    sign: (id) => signCookieValue(id, first),
     verify(value) {
       const known = verified.get(value);
       if (known !== undefined) return known;
@@ -65,7 +65,7 @@ export function signer(secrets: readonly string[]): Signer {
       // without computing a single HMAC.
       if (value.length !== VALUE_LENGTH || value.charCodeAt(ID_LENGTH) !== 46 /* . */) return undefined;
       for (let i = 0; i < keys.length; i++) {
-        const id = unsign(value, keys[i]!);
+        const id = unsignCookieValue(value, keys[i]!);
         if (id === false) continue;
         if (!ID.test(id)) return undefined;
         const result: Verified = { id, secret: i };

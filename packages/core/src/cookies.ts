@@ -1,0 +1,62 @@
+/**
+ * The one file of Velox that imports `cookie` (parsing the Cookie header, writing Set-Cookie)
+ * and `cookie-signature` (the HMAC of signed cookies). Request, Response and every package that
+ * signs a cookie value (`@velox/session`) go through the functions below, so replacing either
+ * library touches this file only.
+ */
+import type { KeyObject } from 'node:crypto';
+import { parse, type SerializeOptions, serialize } from 'cookie';
+import { sign, unsign } from 'cookie-signature';
+
+/** The options of a Set-Cookie header, as the `cookie` module takes them (`maxAge` in seconds). */
+export type CookieSerializeOptions = SerializeOptions;
+
+/** @internal The Cookie header as a record of names to decoded values (the first of a repeated name wins). */
+export const parseCookieHeader: (header: string) => Record<string, string | undefined> = parse;
+
+/** @internal One Set-Cookie header value. */
+export const serializeCookie: (name: string, value: string, options?: CookieSerializeOptions) => string = serialize;
+
+/**
+ * A secret that signs cookie values: a string, or a `KeyObject` from `node:crypto`'s
+ * `createSecretKey()` (made once, it spares the HMAC from importing the key on every call).
+ */
+export type CookieSecret = string | KeyObject;
+
+/**
+ * Signs a cookie value: `<value>.<signature>`, the signature being the HMAC-SHA256 of the value
+ * under `secret`, in base64 without padding. This is the format of `cookie-signature`, which
+ * Express, cookie-parser and express-session use: `res.cookie(name, value, { signed: true })`
+ * sends `s:` followed by this, and `@velox/session` signs its session ids with it.
+ *
+ * @throws TypeError when `value` is not a string or `secret` is missing.
+ * @example
+ * ```ts
+ * import { signCookieValue, unsignCookieValue } from '@velox/core';
+ *
+ * const signed = signCookieValue('42', process.env.COOKIE_SECRET!); // '42.<43 characters>'
+ * unsignCookieValue(signed, process.env.COOKIE_SECRET!); // '42'
+ * ```
+ */
+export function signCookieValue(value: string, secret: CookieSecret): string {
+  return sign(value, secret);
+}
+
+/**
+ * Checks a value made by {@link signCookieValue} against `secret` and returns what was signed,
+ * or `false` when the signature does not match (a tampered value, another secret, no signature).
+ * The comparison takes the same time wherever the signatures differ. For several secrets
+ * (rotation), try each in turn: the first that returns a string verified it.
+ *
+ * @throws TypeError when `signed` is not a string or `secret` is missing.
+ * @example
+ * ```ts
+ * import { unsignCookieValue } from '@velox/core';
+ *
+ * const id = unsignCookieValue(req.cookies.sid ?? '', secret);
+ * if (id === false) return res.status(401).send('bad cookie');
+ * ```
+ */
+export function unsignCookieValue(signed: string, secret: CookieSecret): string | false {
+  return unsign(signed, secret);
+}
