@@ -97,7 +97,7 @@ export function fileTarget(path: unknown, options: SendFileOptions | undefined):
         headers === undefined
           ? setHeaders
           : (res, real, stats) => {
-              for (const name in headers) res.setHeader(name, headers[name]!);
+              for (const name in headers) res.set(name, headers[name]!);
               setHeaders?.(res, real, stats);
             },
       settleTime: 0,
@@ -162,7 +162,7 @@ export async function sendTarget(req: Request, res: Response, target: FileTarget
  * ```ts
  * import { sendFile } from '@velox/static';
  * app.get('/report', (req, res) => sendFile(req, res, 'report.pdf', { root: './private', maxAge: 60_000 }));
- * app.get('/download', (req, res) => sendFile(req, res.attachment('data.csv'), '/srv/exports/data.csv'));
+ * app.get('/download', (req, res) => sendFile(req, res.set('content-disposition', 'attachment; filename="data.csv"'), '/srv/exports/data.csv'));
  * ```
  */
 export async function sendFile(req: Request<unknown, unknown>, res: Response, path: string, options: SendFileOptions = {}): Promise<void> {

@@ -309,7 +309,7 @@ function sendRanges(req: Request, res: Response, rep: Representation, header: st
   }
   const headers = baseHeaders(rep, config, true);
   if (parsed === 'unsatisfiable') {
-    res.setHeader('content-range', `bytes */${data.size}`);
+    res.set('content-range', `bytes */${data.size}`);
     throw fileFailure('rangeNotSatisfiable');
   }
   if (parsed.length === 1) {
@@ -337,7 +337,7 @@ function sendRanges(req: Request, res: Response, rep: Representation, header: st
 /** Sets status and headers; headers set before (by a middleware or setHeaders) win. */
 function applyHeaders(res: Response, status: number, headers: Record<string, string>): void {
   res.status(status);
-  for (const name in headers) if (!res.hasHeader(name)) res.setHeader(name, headers[name]!);
+  for (const name in headers) if (!res.hasHeader(name)) res.set(name, headers[name]!);
 }
 
 /** @internal Streams bytes start..end (inclusive) of a file from disk, with backpressure; HEAD sends the head only. */
@@ -366,7 +366,7 @@ export async function streamFile(
     const length = Math.max(0, end - start + 1);
     // Set as Express's send sets it: a middleware that replaced write (compression's threshold, a
     // logger) reads it. uWS writes the framing itself, so it never goes out twice.
-    res.setHeader('content-length', String(length));
+    res.set('content-length', String(length));
     if (req.method === 'HEAD' || length === 0) {
       res.end();
       return;
