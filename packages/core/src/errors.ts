@@ -80,7 +80,7 @@ export const ErrorCodes = {
   BAD_FRAMING: 'VELOX_ERR_BAD_FRAMING',
   /** 500: the body was already consumed by another reader. */
   BODY_CONSUMED: 'VELOX_ERR_BODY_CONSUMED',
-  /** 499: the client went away before the body was read (or, for `res.sendFile()`'s callback, before the file was sent). */
+  /** 499: the client went away before the body was read (or, for a callback that reports the end of an answer, such as `res.sendFile()`'s, before it was sent). */
   ABORTED: 'VELOX_ERR_ABORTED',
   /** 500: a header name or value is invalid (for example it contains CR or LF). */
   INVALID_HEADER: 'VELOX_ERR_INVALID_HEADER',
@@ -111,16 +111,12 @@ export const ErrorCodes = {
   DECORATION_CONFLICT: 'VELOX_ERR_DECORATION_CONFLICT',
   /** Start-up: the server could not listen on the port or socket path. */
   LISTEN_FAILED: 'VELOX_ERR_LISTEN_FAILED',
-  /** 404: `res.sendFile()`/`res.download()` found no such file (or a directory, or a dotfile with `dotfiles: 'ignore'`). */
-  FILE_NOT_FOUND: 'VELOX_ERR_FILE_NOT_FOUND',
-  /** 403: `res.sendFile()`/`res.download()` refused the path: outside `root`, a `..` segment, a dotfile with `dotfiles: 'deny'`, or a file the server may not read. */
-  FILE_FORBIDDEN: 'VELOX_ERR_FILE_FORBIDDEN',
-  /** 412: a file answer's `If-Match` or `If-Unmodified-Since` did not hold. */
-  PRECONDITION_FAILED: 'VELOX_ERR_PRECONDITION_FAILED',
-  /** 416: no range of the `Range` header falls inside the file (the answer carries `Content-Range: bytes *\/size`). */
-  RANGE_NOT_SATISFIABLE: 'VELOX_ERR_RANGE_NOT_SATISFIABLE',
-  /** 503: the file changed between being looked at and being opened, in the middle of a ranged answer; the client may try again. */
-  FILE_BUSY: 'VELOX_ERR_FILE_BUSY',
+  /**
+   * 500: a member another package's plugin provides was used on a server without that plugin
+   * (a placeholder, see `definePlaceholder`): the message names the plugin and the line that
+   * registers it, such as `await app.register(sendFiles)` from `@velox/static` for `res.sendFile()`.
+   */
+  PLUGIN_MISSING: 'VELOX_ERR_PLUGIN_MISSING',
 } as const;
 
 /** One of the values of {@link ErrorCodes}. */

@@ -4,8 +4,9 @@
  * `res.location`, `res.attachment`, `res.format`. Defined on the prototypes, run only when called.
  */
 import { isIP } from 'node:net';
+import { contentType, fileContentType } from './content-type.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
-import { addVary, contentTypeFor, disposition, isFresh, negotiate, parseRange, typeOfBody } from './express-libs.ts';
+import { addVary, disposition, isFresh, negotiate, parseRange, typeOfBody } from './express-libs.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
 
@@ -92,7 +93,7 @@ const responseMethods = {
   },
   attachment(this: Response, filename?: string) {
     if (filename) {
-      const type = contentTypeFor(filename);
+      const type = fileContentType(filename);
       if (type && !this.hasHeader('content-type')) this.setHeader('content-type', type);
     }
     return this.setHeader('content-disposition', disposition(filename === undefined ? undefined : filename.replace(/^.*[\\/]/, '')));
@@ -107,7 +108,7 @@ const responseMethods = {
       if (err !== undefined && err !== null) req.server._fail(err, req, this);
     };
     if (typeof chosen === 'string') {
-      if (!this.hasHeader('content-type')) this.setHeader('content-type', contentTypeFor(chosen) || chosen);
+      if (!this.hasHeader('content-type')) this.setHeader('content-type', contentType(chosen) ?? chosen);
       handlers[chosen]!(req, this, next);
     } else if (fallback) {
       fallback(req, this, next);

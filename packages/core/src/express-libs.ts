@@ -1,14 +1,12 @@
 /**
  * The one file that imports the small libraries Express itself uses for HTTP semantics
- * (accepts, type-is, fresh, vary, content-disposition, range-parser, mime-types, ms). The rest
- * of core calls them through the functions below, so replacing one touches this file only.
- * They are loaded with core but run only when a request calls an Express helper or sends a file.
+ * (accepts, type-is, fresh, vary, content-disposition, range-parser). The rest of core calls
+ * them through the functions below, so replacing one touches this file only. They are loaded
+ * with core but run only when a request calls an Express helper. (Content types: content-type.ts.)
  */
 import accepts from 'accepts';
 import { create as makeDisposition } from 'content-disposition';
 import fresh from 'fresh';
-import mime from 'mime-types';
-import ms from 'ms';
 import parseRangeHeader from 'range-parser';
 import typeis from 'type-is';
 import vary from 'vary';
@@ -77,33 +75,4 @@ export function parseRange(size: number, header: string, combine: boolean): Arra
   if (result === -1 || result === -2) return result;
   if (result.type !== 'bytes') return -2;
   return result.map(({ start, end }) => ({ start, end }));
-}
-
-/** The Content-Type for a file name, extension or short type (`html`, `.png`, `a/b.json`), or false. */
-export function contentTypeFor(nameOrType: string): string | false {
-  if (nameOrType.includes('/') && !nameOrType.includes('.')) return mime.contentType(nameOrType);
-  return mime.contentType(nameOrType.includes('.') ? nameOrType.slice(nameOrType.lastIndexOf('.')) : nameOrType);
-}
-
-const OCTET = 'application/octet-stream';
-
-/**
- * The Content-Type for a file by its name's extension (`charset=utf-8` for text), else `application/octet-stream`.
- *
- * @example
- * ```ts
- * fileType('site/app.css'); // 'text/css; charset=utf-8'
- * ```
- */
-export function fileType(path: string): string {
-  const type = mime.lookup(path);
-  if (type === false) return OCTET;
-  return mime.contentType(type) || type;
-}
-
-/** Milliseconds for a duration in Express's `ms` format (`'1d'`, `'2 hours'`, `'500'`), or undefined when it is not one. */
-export function parseDuration(text: string): number | undefined {
-  if (text === '') return undefined; // ms() throws on an empty string
-  const value = ms(text as ms.StringValue);
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }

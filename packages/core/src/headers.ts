@@ -1,5 +1,6 @@
 /**
- * Response headers as a flat list (name, value, name, value…) and the per-route cache of the
+ * Response headers: the checks every header name and value passes (`checkName`, `checkValue`),
+ * headers as a flat list (name, value, name, value…) and the per-route cache of the
  * response head last written. A list costs less than a keyed record here: a response holds a few
  * headers, names are compared by identity (they come out of one table of checked names), and a
  * push never changes an object's hidden class.
@@ -7,6 +8,7 @@
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from '@based/uws';
+import { ErrorCodes, VeloxError } from './errors.ts';
 
 /** One header's value: a string, or a frozen list for a header sent on several lines. */
 export type HeaderValue = string | string[];
@@ -99,4 +101,41 @@ for (const code in STATUS_CODES) STATUS_LINES[Number(code)] = `${code} ${STATUS_
 /** `404 Not Found`; a code Node has no text for gets `Unknown`. */
 export function statusLine(code: number): string {
   return STATUS_LINES[code] ?? `${code} Unknown`;
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+// Header names repeat from request to request: remember the ones already checked.
+const checkedNames = new Map<string, string>();
+
+/** Checks a header name (an HTTP token) and returns it lower-case. */
+export function checkName(name: string): string {
+  const known = checkedNames.get(name);
+  if (known !== undefined) return known;
+  if (typeof name !== 'string' || !TOKEN.test(name)) {
+    throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid header name: ${JSON.stringify(name)}`, { status: 500 });
+  }
+  const lower = name.toLowerCase();
+  if (checkedNames.size < 1000) checkedNames.set(name, lower);
+  return lower;
+}
+
+/** True when a value holds no control character but tab (so no CR or LF). */
+function safeValue(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c < 32 && c !== 9) || c === 127) return false;
+  }
+  return true;
+}
+
+/** Checks a header value (no CR, LF or other control character). */
+export function checkValue(name: string, value: string | number): string {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !safeValue(text)) {
+    throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid value for header ${name}: it contains CR, LF or another control character`, {
+      status: 500,
+    });
+  }
+  return text;
 }

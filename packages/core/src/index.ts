@@ -11,6 +11,8 @@ export { isJsonType } from './body.ts';
 export { loadUws, uwsBuild } from './uws.ts';
 export { signCookieValue, unsignCookieValue } from './cookies.ts';
 export { normalizePrefix, pathSegments, PrefixRelation, prefixMatcher, relateToPrefix } from './routing.ts';
+export { contentType, fileContentType } from './content-type.ts';
+export { definePlaceholder, isPlaceholder, missingPlugin } from './placeholders.ts';
 
 export type { ExpressApp } from './express-app.ts';
 export type { NodeSocket } from './node-request.ts';
@@ -18,7 +20,7 @@ export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRout
 export type { Query, Headers, JsonOptions } from './request.ts';
 export type { ListenOptions, ListenCallback, CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './server.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
-export type { SendFileOptions, SendFileCallback, SetHeaders } from './send-file.ts';
+export type { PluginFix, PlaceholderKind, PlaceholderTarget } from './placeholders.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
 export type { Uws, UwsBuild, UwsAttempt } from './uws.ts';
 export type { CookieSecret } from './cookies.ts';

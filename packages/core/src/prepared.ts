@@ -5,8 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { invalidOption } from './errors.ts';
-import { type HeaderList, type HeaderValue, statusLine } from './headers.ts';
-import { checkName, checkValue } from './response.ts';
+import { checkName, checkValue, type HeaderList, type HeaderValue, statusLine } from './headers.ts';
 
 /**
  * A status and headers, checked and encoded once, for {@link Response.sendPrepared}. Names are

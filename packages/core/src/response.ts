@@ -9,16 +9,16 @@ import type { HttpResponse, us_socket_context_t } from '@based/uws';
 import { Bag } from './bag.ts';
 import { type CookieSerializeOptions, serializeCookie, signCookieValue } from './cookies.ts';
 import { LINGER_BYTES, LingerEnd } from './body.ts';
+import { contentType, TYPES } from './content-type.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { ExpressApp } from './express-app.ts';
 import { installResponseHelpers } from './express-helpers.ts';
-import { type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
+import { checkName, checkValue, type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
 import type { NodeSocket } from './node-request.ts';
 import { headersFromArgs, implicitHead, installNodeResponse, noteLength, observedSend } from './node-response.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
-import { respondWithDownload, respondWithFile, type SendFileCallback, type SendFileOptions } from './send-file.ts';
 import type { Server } from './server.ts';
 import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
 
@@ -87,31 +87,6 @@ interface Hold {
   /** Whether an ending write (end, send, stream, upgrade) is among them. */
   ending: boolean;
 }
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-const TYPES: Record<string, string> = {
-  json: 'application/json; charset=utf-8',
-  html: 'text/html; charset=utf-8',
-  text: 'text/plain; charset=utf-8',
-  txt: 'text/plain; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-  js: 'text/javascript; charset=utf-8',
-  mjs: 'text/javascript; charset=utf-8',
-  xml: 'application/xml; charset=utf-8',
-  svg: 'image/svg+xml',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  ico: 'image/x-icon',
-  pdf: 'application/pdf',
-  form: 'application/x-www-form-urlencoded',
-  bin: 'application/octet-stream',
-  wasm: 'application/wasm',
-  events: 'text/event-stream',
-};
 
 /**
  * The response, handed to every middleware and handler. Every write is corked; writes after
@@ -416,14 +391,16 @@ export class Response extends LazyEmitter {
   }
 
   /**
-   * Sets Content-Type from a MIME type or a short name (`json`, `html`, `text`, `png`, …).
+   * Sets Content-Type from a MIME type (as given), a short name (`json`, `html`, `text`, `form`…)
+   * or a file extension (`png`, `.csv`; see {@link contentType}); a name nobody knows gives
+   * `application/octet-stream`.
    * @example
    * ```ts
    * res.type('html').send('<p>hi</p>');
    * ```
    */
   type(type: string): this {
-    return this.setHeader('content-type', type.includes('/') ? type : (TYPES[type.replace(/^\./, '')] ?? 'application/octet-stream'));
+    return this.setHeader('content-type', type.includes('/') ? type : (contentType(type) ?? 'application/octet-stream'));
   }
 
   /**
@@ -570,57 +547,6 @@ export class Response extends LazyEmitter {
     else this.#ures.cork(() => this.#writeEnd(body, head.bytes));
     this.#afterEnd();
     return this;
-  }
-
-  /**
-   * Sends a file, as Express's `res.sendFile` does: Content-Type from its extension, ETag,
-   * Last-Modified, Cache-Control, conditional requests (304, 412) and ranges (206, several as
-   * multipart/byteranges when small, 416), streamed from disk with backpressure (HEAD gets the
-   * head only). `path` must be absolute unless `options.root` is given; then it is taken relative
-   * to the root and may not leave it (`..`, symlinks out of it: 403). Without a callback, a
-   * failure goes to the error handler (404 `VELOX_ERR_FILE_NOT_FOUND`, 403
-   * `VELOX_ERR_FILE_FORBIDDEN`, 412, 416…); with one, the callback gets it and answers. A missing
-   * or relative path without `root` is a programming error: it throws at once. The promise
-   * (you need not await it) settles once the answer is over and never rejects.
-   * @example
-   * ```ts
-   * app.get('/files/:name', (req, res) => res.sendFile(req.params.name, { root: './public', maxAge: '1h' }));
-   * app.get('/report', (req, res) =>
-   *   res.sendFile('/srv/report.pdf', (err) => {
-   *     if (err) res.status(404).send('No report today');
-   *   }),
-   * );
-   * ```
-   */
-  sendFile(path: string, callback?: SendFileCallback): Promise<void>;
-  sendFile(path: string, options: SendFileOptions | undefined, callback?: SendFileCallback): Promise<void>;
-  sendFile(path: string, options?: SendFileOptions | SendFileCallback, callback?: SendFileCallback): Promise<void> {
-    return respondWithFile(this, path, options, callback);
-  }
-
-  /**
-   * Sends a file as a download, as Express's `res.download` does: `res.sendFile` with
-   * `Content-Disposition: attachment` naming `filename` (default: the file's own name; non-ASCII
-   * names are sent as RFC 8187 `filename*` with an ASCII fallback). Without `root`, a relative
-   * path is taken from the working directory. A `content-disposition` in `options.headers` is
-   * ignored.
-   * @example
-   * ```ts
-   * app.get('/export', (req, res) => res.download('/srv/exports/2024.csv', 'données.csv'));
-   * app.get('/invoice/:id', (req, res) => res.download(`${req.params.id}.pdf`, { root: './invoices' }));
-   * ```
-   */
-  download(path: string, callback?: SendFileCallback): Promise<void>;
-  download(path: string, filename: string | null | undefined, callback?: SendFileCallback): Promise<void>;
-  download(path: string, filename: string | null | undefined, options: SendFileOptions | undefined, callback?: SendFileCallback): Promise<void>;
-  download(path: string, options: SendFileOptions, callback?: SendFileCallback): Promise<void>;
-  download(
-    path: string,
-    filename?: string | null | SendFileOptions | SendFileCallback,
-    options?: SendFileOptions | SendFileCallback,
-    callback?: SendFileCallback,
-  ): Promise<void> {
-    return respondWithDownload(this, path, filename, options, callback);
   }
 
   /**
@@ -1194,41 +1120,6 @@ const WRITE_HEAD = Response.prototype.writeHead;
 // The Node.js ServerResponse surface and Express's response helpers (see those files).
 installNodeResponse(Response.prototype);
 installResponseHelpers(Response.prototype);
-
-// Header names repeat from request to request: remember the ones already checked.
-const checkedNames = new Map<string, string>();
-
-/** @internal Checks a header name (an HTTP token) and returns it lower-case. */
-export function checkName(name: string): string {
-  const known = checkedNames.get(name);
-  if (known !== undefined) return known;
-  if (typeof name !== 'string' || !TOKEN.test(name)) {
-    throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid header name: ${JSON.stringify(name)}`, { status: 500 });
-  }
-  const lower = name.toLowerCase();
-  if (checkedNames.size < 1000) checkedNames.set(name, lower);
-  return lower;
-}
-
-/** True when a value holds no control character but tab (so no CR or LF). */
-function safeValue(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c < 32 && c !== 9) || c === 127) return false;
-  }
-  return true;
-}
-
-/** @internal Checks a header value (no CR, LF or other control character). */
-export function checkValue(name: string, value: string | number): string {
-  const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !safeValue(text)) {
-    throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid value for header ${name}: it contains CR, LF or another control character`, {
-      status: 500,
-    });
-  }
-  return text;
-}
 
 function headersSent(): VeloxError {
   return new VeloxError(ErrorCodes.HEADERS_SENT, 'The response was already sent');

@@ -14,6 +14,7 @@ import { type ChainFn, FALL_THROUGH, type Fail, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { forCookieParser } from './express-cookies.ts';
 import { HeadCache } from './headers.ts';
+import { placeholderOn } from './placeholders.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
 import { normalizePrefix, PrefixRelation, paramNames, prefixMatcher, relateToPrefix } from './routing.ts';
@@ -247,7 +248,8 @@ function decorate(proto: object, kind: string, name: string, definition: Decorat
     if (previous.value === descriptor.value && previous.get === descriptor.get && previous.set === descriptor.set) return;
     throw new VeloxError(ErrorCodes.DECORATION_CONFLICT, `${kind} already has a decoration "${name}" with another definition`);
   }
-  if (name in proto) {
+  // A placeholder (placeholders.ts) stands for what a plugin adds: the plugin's decoration replaces it.
+  if (name in proto && !placeholderOn(proto, name)) {
     throw new VeloxError(ErrorCodes.DECORATION_CONFLICT, `${kind} already has a property "${name}"; choose another name`);
   }
   Object.defineProperty(proto, name, descriptor);
@@ -705,6 +707,8 @@ export class Server {
    * the process: keep per-server state elsewhere (say, under a symbol on `this.server`) and read
    * it through `this.server`. Adding the same definition again (same functions) does nothing; a
    * name already taken by core or by another definition throws `VELOX_ERR_DECORATION_CONFLICT`.
+   * A placeholder (see `definePlaceholder`: a member such as `res.sendFile` that stands for a
+   * plugin's) is replaced without a conflict.
    * @example
    * ```ts
    * declare module '@velox/core' {
@@ -1028,6 +1032,21 @@ export class Server {
     } catch (err) {
       fail(err, req, res);
     }
+  }
+
+  /**
+   * Sends an error through the server's error path (onError hooks, then the error handler), as
+   * an error thrown by a handler would go: for code that answers outside the middleware chain,
+   * such as a plugin's method whose promise nobody awaits, or a callback.
+   * @example
+   * ```ts
+   * app.get('/report', (req, res) => {
+   *   readReport().then((text) => res.send(text), (err) => app.handleError(err, req, res));
+   * });
+   * ```
+   */
+  handleError(err: unknown, req: Request, res: Response): void {
+    (this.#serverFail ??= this.#fail([]))(err, req, res);
   }
 
   /** @internal Sends an error through the server's error path (onError hooks, then the error handler). */

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { sendFile } from '@velox/static';
+import { sendFile, sendFiles } from '@velox/static';
 import { listen, tempDir } from '@velox/test-utils';
 import compression from 'compression';
 import { describe, expect, it } from 'vitest';
@@ -35,6 +35,7 @@ describe('compression', () => {
   it('gzips every way of sending: send, json, write/end, a piped stream, res.stream, res.sendFile, res.download and static sendFile', async () => {
     const file = await bigFile();
     const app = server();
+    await app.register(sendFiles); // res.sendFile and res.download
     app.use(compression());
     app.get('/send', (req, res) => res.send(BIG));
     app.get('/json', (req, res) => res.json({ text: BIG }));
@@ -48,7 +49,7 @@ describe('compression', () => {
       createReadStream(file).pipe(res);
     });
     app.get('/stream', (req, res) => res.type('text').stream(createReadStream(file), { size: BIG.length }));
-    // Express's res.sendFile and res.download, and @velox/static's sendFile (the same code in core).
+    // Express's res.sendFile and res.download (the sendFiles plugin), and @velox/static's sendFile (the same code).
     app.get('/file', (req, res) => res.sendFile(file));
     app.get('/download', (req, res) => res.download(file, 'report.txt'));
     app.get('/static-file', (req, res) => sendFile(req, res.attachment('big.txt'), file));
@@ -80,6 +81,7 @@ describe('compression', () => {
   it('leaves res.sendFile answers alone where compressing would be wrong: a 206 range, a 304, a HEAD', async () => {
     const file = await bigFile();
     const app = server();
+    await app.register(sendFiles); // res.sendFile
     app.use(compression());
     app.get('/file', (req, res) => res.sendFile(file));
     const url = await listen(app);

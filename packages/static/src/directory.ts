@@ -8,8 +8,9 @@
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { hasDotSegment, sameVersion } from '@velox/core/internal';
 import { StaticErrorCodes, staticError } from './errors.ts';
+import { sameVersion } from './file-read.ts';
+import { hasDotSegment } from './send.ts';
 import { type WatchEvent, type WatchHandle, watchTree } from './watcher.ts';
 
 /** What to do with dotfiles (a path with a segment starting with `.`). */

@@ -7,8 +7,9 @@ import type { Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { Directory, type DotfilesPolicy, type FileRecord, type SymlinkPolicy } from './directory.ts';
-import { fileErrors, invalidOption } from './errors.ts';
-import { readSettled, strongEtag } from '@velox/core/internal';
+import { invalidOption } from './errors.ts';
+import { readSettled } from './file-read.ts';
+import { strongEtag } from './send.ts';
 
 /** A file held by a {@link LiveDirectory}. */
 export interface LiveFile {
@@ -198,7 +199,7 @@ export class LiveDirectory {
     const work = async () => {
       if (this.#dir.records.get(record.rel) !== record) return; // superseded
       try {
-        const read = await readSettled(record.path, this.#settleTime, this.#maxFileSize, fileErrors);
+        const read = await readSettled(record.path, this.#settleTime, this.#maxFileSize);
         if (read === undefined || this.#dir.records.get(record.rel) !== record) return;
         const file: LiveFile = { path, content: read.body, etag: strongEtag(read.body), mtime: read.stats.mtime, size: read.body.length };
         const previous = this.#files.get(path);

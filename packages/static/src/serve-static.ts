@@ -6,25 +6,25 @@
  */
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import type { Mountable, Request, Response, Server, SetHeaders } from '@velox/core';
+import { fileContentType, type Mountable, type Request, type Response, type Server } from '@velox/core';
+import { ByteLru, type Cached } from './cache.ts';
+import { acceptedCodings, CODINGS, type Coding, compress, isCompressible, SIBLING_SUFFIX } from './compress.ts';
+import { Directory, type DotfilesPolicy, type FileRecord, type SymlinkPolicy } from './directory.ts';
+import { invalidOption, StaticErrorCodes, staticError } from './errors.ts';
+import { readSettled } from './file-read.ts';
 import {
   cacheControlOf,
   diskData,
   FileData,
-  fileType,
   hasDotSegment,
   type Negotiable,
   type Representation,
-  readSettled,
   representation,
   type SendConfig,
+  type SetHeaders,
   send,
   strongEtag,
-} from '@velox/core/internal';
-import { ByteLru, type Cached } from './cache.ts';
-import { acceptedCodings, CODINGS, type Coding, compress, isCompressible, SIBLING_SUFFIX } from './compress.ts';
-import { Directory, type DotfilesPolicy, type FileRecord, type SymlinkPolicy } from './directory.ts';
-import { fileErrors, invalidOption, StaticErrorCodes, staticError } from './errors.ts';
+} from './send.ts';
 
 /** Options of {@link serveStatic}. */
 export interface ServeStaticOptions {
@@ -139,7 +139,7 @@ class Entry implements Negotiable {
   constructor(owner: StaticFiles, record: FileRecord) {
     this.#owner = owner;
     this.record = record;
-    this.type = fileType(record.rel);
+    this.type = fileContentType(record.rel) ?? 'application/octet-stream';
     const size = record.stats.size;
     this.cachable = size <= owner.maxFileSize;
     this.compressible = owner.compressThreshold >= 0 && this.cachable && size > owner.compressThreshold && isCompressible(this.type);
@@ -273,7 +273,6 @@ class StaticFiles implements ServeStatic {
       vary: this.precompressed || this.compressThreshold >= 0,
       setHeaders: options.setHeaders,
       settleTime: o.settleTime,
-      errors: fileErrors,
     };
     const index = options.index ?? 'index.html';
     this.#indexNames = index === false ? [] : ([] as string[]).concat(index);
@@ -357,7 +356,7 @@ class StaticFiles implements ServeStatic {
   }
 
   async #read(entry: Entry): Promise<void> {
-    const read = await readSettled(entry.record.path, this.#config.settleTime, this.maxFileSize, fileErrors);
+    const read = await readSettled(entry.record.path, this.#config.settleTime, this.maxFileSize);
     if (read === undefined) {
       // It grew past maxFileSize: stream it (the watcher's event will describe it anew).
       entry.cachable = false;

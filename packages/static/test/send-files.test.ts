@@ -5,9 +5,17 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ErrorCodes, type Server, VeloxError } from '../src/index.ts';
+import { ErrorCodes, type Server, VeloxError } from '@velox/core';
 import { parseResponses, raw, start } from '@velox/test-utils';
-import { server } from './helpers.ts';
+import { StaticErrorCodes, sendFiles } from '../src/index.ts';
+import { server as quietServer } from './helpers.ts';
+
+/** A quiet server with the sendFiles plugin (res.sendFile and res.download), closed after the test. */
+function server(): Server {
+  const app = quietServer();
+  void app.register(sendFiles); // a plugin that is not async applies at once
+  return app;
+}
 
 const dirs: string[] = [];
 
@@ -84,11 +92,11 @@ describe('res.sendFile', () => {
     expect((await get(`${url}/report`, { 'if-modified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' })).status).toBe(200);
   });
 
-  it('answers 412 VELOX_ERR_PRECONDITION_FAILED when If-Match or If-Unmodified-Since does not hold', async () => {
+  it('answers 412 VELOX_ERR_STATIC_PRECONDITION_FAILED when If-Match or If-Unmodified-Since does not hold', async () => {
     const { url } = await setup((app, dir) => app.get('/report', (req, res) => res.sendFile(join(dir, 'report.txt'))));
     const ifMatch = await get(`${url}/report`, { 'if-match': '"something-else"' });
     expect(ifMatch.status).toBe(412);
-    expect(JSON.parse(ifMatch.text).code).toBe(ErrorCodes.PRECONDITION_FAILED);
+    expect(JSON.parse(ifMatch.text).code).toBe(StaticErrorCodes.PRECONDITION_FAILED);
     const unmodified = await get(`${url}/report`, { 'if-unmodified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' });
     expect(unmodified.status).toBe(412);
   });
@@ -108,12 +116,12 @@ describe('res.sendFile', () => {
     expect([malformed.status, malformed.text]).toEqual([200, REPORT]);
   });
 
-  it('answers 416 VELOX_ERR_RANGE_NOT_SATISFIABLE with Content-Range: bytes */size when no range fits', async () => {
+  it('answers 416 VELOX_ERR_STATIC_RANGE_NOT_SATISFIABLE with Content-Range: bytes */size when no range fits', async () => {
     const { url } = await setup((app, dir) => app.get('/report', (req, res) => res.sendFile(join(dir, 'report.txt'))));
     const r = await get(`${url}/report`, { range: 'bytes=999999-' });
     expect(r.status).toBe(416);
     expect(r.headers.get('content-range')).toBe(`bytes */${REPORT.length}`);
-    expect(JSON.parse(r.text).code).toBe(ErrorCodes.RANGE_NOT_SATISFIABLE);
+    expect(JSON.parse(r.text).code).toBe(StaticErrorCodes.RANGE_NOT_SATISFIABLE);
   });
 
   it('applies If-Range only when it is exactly the Last-Modified date (the ETag of a file on disk is weak)', async () => {
@@ -142,7 +150,7 @@ describe('res.sendFile', () => {
     expect([viaFetch.status, viaFetch.body.length, viaFetch.headers.get('content-length')]).toEqual([200, 0, String(REPORT.length)]);
   });
 
-  it('answers 404 VELOX_ERR_FILE_NOT_FOUND through the error handler for a missing file or a directory', async () => {
+  it('answers 404 VELOX_ERR_STATIC_NOT_FOUND through the error handler for a missing file or a directory', async () => {
     const seen: string[] = [];
     const { url } = await setup((app, dir) => {
       app.get('/missing', (req, res) => res.sendFile(join(dir, 'nope.txt')));
@@ -155,9 +163,9 @@ describe('res.sendFile', () => {
     });
     for (const path of ['/missing', '/dir', '/under-file']) {
       const r = await get(`${url}${path}`);
-      expect([r.status, r.text], path).toEqual([404, `handled ${ErrorCodes.FILE_NOT_FOUND}`]);
+      expect([r.status, r.text], path).toEqual([404, `handled ${StaticErrorCodes.NOT_FOUND}`]);
     }
-    expect(seen).toEqual([ErrorCodes.FILE_NOT_FOUND, ErrorCodes.FILE_NOT_FOUND, ErrorCodes.FILE_NOT_FOUND]);
+    expect(seen).toEqual([StaticErrorCodes.NOT_FOUND, StaticErrorCodes.NOT_FOUND, StaticErrorCodes.NOT_FOUND]);
   });
 
   it('refuses paths that leave root (.., encoded .., symlinks out of it) and .. in an absolute path, never sending the secret', async () => {
@@ -185,7 +193,7 @@ describe('res.sendFile', () => {
       expect(text, target).not.toContain('TOP SECRET');
     }
     const forbidden = await get(`${url}/files/link.txt`);
-    expect(JSON.parse(forbidden.text).code).toBe(ErrorCodes.FILE_FORBIDDEN);
+    expect(JSON.parse(forbidden.text).code).toBe(StaticErrorCodes.FORBIDDEN);
   });
 
   it('answers 404, not 500, to a name longer than the file system allows and to a NUL byte in the path', async () => {
@@ -193,9 +201,9 @@ describe('res.sendFile', () => {
       app.get('/p/:name', (req, res) => res.sendFile(req.params.name, { root: dir }));
     });
     const long = await get(`${url}/p/${'a'.repeat(5000)}.txt`);
-    expect([long.status, JSON.parse(long.text).code]).toEqual([404, ErrorCodes.FILE_NOT_FOUND]);
+    expect([long.status, JSON.parse(long.text).code]).toEqual([404, StaticErrorCodes.NOT_FOUND]);
     const nul = await get(`${url}/p/report.txt%00.png`);
-    expect([nul.status, JSON.parse(nul.text).code]).toEqual([404, ErrorCodes.FILE_NOT_FOUND]);
+    expect([nul.status, JSON.parse(nul.text).code]).toEqual([404, StaticErrorCodes.NOT_FOUND]);
   });
 
   it("handles dotfiles: 'ignore' (default) answers 404, 'deny' 403, 'allow' sends; under root any segment counts, without root the file's own name", async () => {
@@ -211,10 +219,10 @@ describe('res.sendFile', () => {
     // The root itself sits inside a dot directory: only what is below it is checked.
     expect((await get(`${url}/ignore/ok.txt`)).text).toBe('ok');
     const ignored = await get(`${url}/ignore/.env`);
-    expect([ignored.status, JSON.parse(ignored.text).code]).toEqual([404, ErrorCodes.FILE_NOT_FOUND]);
+    expect([ignored.status, JSON.parse(ignored.text).code]).toEqual([404, StaticErrorCodes.NOT_FOUND]);
     expect((await get(`${url}/ignore/.well-known/a.txt`)).status).toBe(404);
     const denied = await get(`${url}/deny/.env`);
-    expect([denied.status, JSON.parse(denied.text).code]).toEqual([403, ErrorCodes.FILE_FORBIDDEN]);
+    expect([denied.status, JSON.parse(denied.text).code]).toEqual([403, StaticErrorCodes.FORBIDDEN]);
     expect((await get(`${url}/deny/.well-known/a.txt`)).status).toBe(403);
     expect((await get(`${url}/allow/.env`)).text).toBe('SECRET=1');
     expect((await get(`${url}/allow/.well-known/a.txt`)).text).toBe('well known');
@@ -258,7 +266,7 @@ describe('res.sendFile', () => {
     expect([revalidated.status, revalidated.text]).toEqual([404, '<p>hi</p>']);
   });
 
-  it('throws VELOX_ERR_INVALID_OPTION at once for a relative path without root, an empty path or a bad option', async () => {
+  it('throws VELOX_ERR_STATIC_INVALID_OPTION at once for a relative path without root, an empty path or a bad option', async () => {
     const thrown: Array<[string, unknown]> = [];
     const { url } = await setup((app, dir) => {
       app.get('/bad/:which', (req, res) => {
@@ -279,7 +287,7 @@ describe('res.sendFile', () => {
       const r = await get(`${url}/bad/${which}`);
       expect(r.status, which).toBe(500);
     }
-    expect(thrown).toEqual(['relative', 'empty', 'max-age', 'dotfiles', 'number'].map((which) => [which, ErrorCodes.INVALID_OPTION]));
+    expect(thrown).toEqual(['relative', 'empty', 'max-age', 'dotfiles', 'number'].map((which) => [which, StaticErrorCodes.INVALID_OPTION]));
   });
 
   it('calls the callback with no argument once sent, and with the error (answering nothing itself) when it fails', async () => {
@@ -308,7 +316,7 @@ describe('res.sendFile', () => {
     const throws = await get(`${url}/throws`);
     expect([throws.status, JSON.parse(throws.text).code]).toEqual([409, 'APP_CALLBACK']);
     await until(() => outcomes.length >= 2, 'the callbacks');
-    expect(outcomes).toEqual(['ok finished=true', `${ErrorCodes.FILE_NOT_FOUND} sent=false`]);
+    expect(outcomes).toEqual(['ok finished=true', `${StaticErrorCodes.NOT_FOUND} sent=false`]);
   });
 
   it('returns a promise that settles after the answer and never rejects', async () => {
@@ -369,8 +377,10 @@ describe('res.sendFile', () => {
     const dir = await tree({ 'a.txt': 'A'.repeat(100), 'big.bin': Buffer.alloc(16 * 1024 * 1024, 1) });
     const script = `
       import { connect } from 'node:net';
-      import { Server } from './src/index.ts';
+      import { Server } from '@velox/core';
+      import { sendFiles } from './src/index.ts';
       const app = new Server({ logger: false });
+      await app.register(sendFiles);
       app.get('/a', (req, res) => res.sendFile(${JSON.stringify(join(dir, 'a.txt'))}));
       app.get('/big', (req, res) => res.download(${JSON.stringify(join(dir, 'big.bin'))}));
       const { port } = await app.listen(0, '127.0.0.1');
@@ -467,7 +477,7 @@ describe('res.download', () => {
     const missing = await get(`${url}/named-callback`);
     expect([missing.status, missing.text, missing.headers.get('content-disposition')]).toEqual([404, 'no such report', null]);
     await until(() => outcomes.length === 2, 'the callbacks');
-    expect(outcomes).toEqual(['sent', ErrorCodes.FILE_NOT_FOUND]);
+    expect(outcomes).toEqual(['sent', StaticErrorCodes.NOT_FOUND]);
   });
 
   it('takes a relative path from the working directory, as Express does', async () => {
@@ -483,14 +493,14 @@ describe('res.download', () => {
       app.get('/d', (req, res) => res.download(join(dir, 'report.txt')));
     });
     const missing = await get(`${url}/missing`);
-    expect([missing.status, JSON.parse(missing.text).code, missing.headers.get('content-disposition')]).toEqual([404, ErrorCodes.FILE_NOT_FOUND, null]);
+    expect([missing.status, JSON.parse(missing.text).code, missing.headers.get('content-disposition')]).toEqual([404, StaticErrorCodes.NOT_FOUND, null]);
     const part = await get(`${url}/d`, { range: 'bytes=10-15' });
     expect([part.status, part.text, part.headers.get('content-disposition')]).toEqual([206, 'report', 'attachment; filename=report.txt']);
     const etag = (await get(`${url}/d`)).headers.get('etag')!;
     expect((await get(`${url}/d`, { 'if-none-match': etag })).status).toBe(304);
   });
 
-  it('throws VELOX_ERR_INVALID_OPTION at once for a path or file name that is not a string', async () => {
+  it('throws VELOX_ERR_STATIC_INVALID_OPTION at once for a path or file name that is not a string', async () => {
     const codes: unknown[] = [];
     const { url } = await setup((app, dir) =>
       app.get('/bad/:which', (req, res) => {
@@ -505,36 +515,28 @@ describe('res.download', () => {
     );
     expect((await get(`${url}/bad/path`)).status).toBe(500);
     expect((await get(`${url}/bad/name`)).status).toBe(500);
-    expect(codes).toEqual([ErrorCodes.INVALID_OPTION, ErrorCodes.INVALID_OPTION]);
+    expect(codes).toEqual([StaticErrorCodes.INVALID_OPTION, StaticErrorCodes.INVALID_OPTION]);
   });
 });
 
-describe('@velox/core/internal sendFile', () => {
-  it("raises the caller's own codes, so a package sharing this code keeps its prefix", async () => {
-    const { sendFile } = await import('@velox/core/internal');
-    const codes = {
-      notFound: 'APP_NOT_FOUND',
-      forbidden: 'APP_FORBIDDEN',
-      preconditionFailed: 'APP_PRECONDITION',
-      rangeNotSatisfiable: 'APP_RANGE',
-      busy: 'APP_BUSY',
-      invalidOption: 'APP_INVALID',
-    };
+describe('sendFile (the function behind res.sendFile)', () => {
+  it("raises @velox/static's codes, the same as serveStatic's", async () => {
+    const { sendFile } = await import('../src/index.ts');
     const dir = await tree({ 'a.txt': 'abc', '.env': 'X=1' });
-    const app = server();
-    app.get('/f/:name', (req, res) => sendFile(req, res, req.params.name, { root: dir, dotfiles: 'deny' }, codes));
-    app.get('/relative', (req, res) => sendFile(req, res, 'a.txt', undefined, codes));
+    const app = quietServer();
+    app.get('/f/:name', (req, res) => sendFile(req, res, req.params.name, { root: dir, dotfiles: 'deny' }));
+    app.get('/relative', (req, res) => sendFile(req, res, 'a.txt', undefined));
     app.setErrorHandler((err, req, res) => res.status((err as VeloxError).status).json({ code: (err as VeloxError).code }));
     const { url } = await start(app);
     const code = async (path: string, headers: Record<string, string> = {}) => {
       const r = await get(`${url}${path}`, headers);
       return [r.status, JSON.parse(r.text).code];
     };
-    expect(await code('/f/missing.txt')).toEqual([404, 'APP_NOT_FOUND']);
-    expect(await code('/f/.env')).toEqual([403, 'APP_FORBIDDEN']);
-    expect(await code('/f/a.txt', { 'if-match': '"x"' })).toEqual([412, 'APP_PRECONDITION']);
-    expect(await code('/f/a.txt', { range: 'bytes=10-' })).toEqual([416, 'APP_RANGE']);
-    expect(await code('/relative')).toEqual([500, 'APP_INVALID']);
+    expect(await code('/f/missing.txt')).toEqual([404, StaticErrorCodes.NOT_FOUND]);
+    expect(await code('/f/.env')).toEqual([403, StaticErrorCodes.FORBIDDEN]);
+    expect(await code('/f/a.txt', { 'if-match': '"x"' })).toEqual([412, StaticErrorCodes.PRECONDITION_FAILED]);
+    expect(await code('/f/a.txt', { range: 'bytes=10-' })).toEqual([416, StaticErrorCodes.RANGE_NOT_SATISFIABLE]);
+    expect(await code('/relative')).toEqual([500, StaticErrorCodes.INVALID_OPTION]);
     expect((await get(`${url}/f/a.txt`)).text).toBe('abc');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { SendFileCallback, SendFileOptions, Server } from '../src/index.ts';
+import type { Server } from '@velox/core';
+import type { SendFileCallback, SendFileOptions } from '../src/index.ts';
 
 const app = null as unknown as Server;
 
