@@ -1,15 +1,16 @@
 /**
- * The one file that imports the small libraries Express itself uses for HTTP semantics
- * (accepts, type-is, fresh, vary, content-disposition, range-parser, mime-types, ms). The rest
- * of core calls them through the functions below, so replacing one touches this file only.
- * They are loaded with core but run only when a request calls an Express helper or sends a file.
+ * The one file of core that imports the small libraries Express itself uses for HTTP semantics
+ * (accepts, type-is, fresh, vary for negotiation.ts; content-disposition, mime-types, ms for
+ * sending files). The rest of core calls them through the functions below, so replacing one
+ * touches this file only. They are loaded with core but run only when a request calls a helper
+ * or sends a file. Express's own helpers (`req.range`, `res.attachment`…) and their libraries
+ * are in `@velox/express`.
  */
 import accepts from 'accepts';
 import { create as makeDisposition } from 'content-disposition';
 import fresh from 'fresh';
 import mime from 'mime-types';
 import ms from 'ms';
-import parseRangeHeader from 'range-parser';
 import typeis from 'type-is';
 import vary from 'vary';
 
@@ -48,11 +49,6 @@ export function typeOfBody(req: HeadersOnly, types: string[]): string | false | 
   return typeis(req as never, types);
 }
 
-/** Whether the request announces a body (Content-Length or Transfer-Encoding). */
-export function announcesBody(req: HeadersOnly): boolean {
-  return typeis.hasBody(req as never);
-}
-
 /** RFC 9110 freshness: true when the client's copy (If-None-Match / If-Modified-Since) is current. */
 export function isFresh(requestHeaders: RequestHeaders, responseHeaders: { etag?: string; 'last-modified'?: string }): boolean {
   return fresh(requestHeaders, responseHeaders);
@@ -66,23 +62,6 @@ export function addVary(current: string, field: string | string[]): string {
 /** A Content-Disposition value for a download, with an ASCII fallback and RFC 8187 encoding. */
 export function disposition(filename: string | undefined, options?: { type?: string; fallback?: string | boolean }): string {
   return makeDisposition(filename, options);
-}
-
-/**
- * Parses a Range header against a size: the ranges, -1 when none can be satisfied, -2 when the
- * header is malformed. `combine` merges overlapping and adjacent ranges.
- */
-export function parseRange(size: number, header: string, combine: boolean): Array<{ start: number; end: number }> | -1 | -2 {
-  const result = parseRangeHeader(size, header, { combine });
-  if (result === -1 || result === -2) return result;
-  if (result.type !== 'bytes') return -2;
-  return result.map(({ start, end }) => ({ start, end }));
-}
-
-/** The Content-Type for a file name, extension or short type (`html`, `.png`, `a/b.json`), or false. */
-export function contentTypeFor(nameOrType: string): string | false {
-  if (nameOrType.includes('/') && !nameOrType.includes('.')) return mime.contentType(nameOrType);
-  return mime.contentType(nameOrType.includes('.') ? nameOrType.slice(nameOrType.lastIndexOf('.')) : nameOrType);
 }
 
 const OCTET = 'application/octet-stream';

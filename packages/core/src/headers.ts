@@ -8,7 +8,14 @@ import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from '@based/uws';
 
-/** One header's value: a string, or a frozen list for a header sent on several lines. */
+/**
+ * One header's value: a string, or a frozen list for a header sent on several lines.
+ * @example
+ * ```ts
+ * const links: HeaderValue = ['</a.css>; rel=preload', '</b.js>; rel=preload'];
+ * res.set('link', links);
+ * ```
+ */
 export type HeaderValue = string | string[];
 /** Names (lower-case, checked) at even positions, their values after them. */
 export type HeaderList = HeaderValue[];

@@ -439,7 +439,7 @@ function sendRanges(req: Request, res: Response, rep: Representation, header: st
   }
   const headers = baseHeaders(rep, config, true);
   if (parsed === 'unsatisfiable') {
-    res.setHeader('content-range', `bytes */${data.size}`);
+    res.set('content-range', `bytes */${data.size}`);
     throw fileFailure(config.errors, 'rangeNotSatisfiable');
   }
   if (parsed.length === 1) {
@@ -467,7 +467,7 @@ function sendRanges(req: Request, res: Response, rep: Representation, header: st
 /** Sets status and headers; headers set before (by a middleware or setHeaders) win. */
 function applyHeaders(res: Response, status: number, headers: Record<string, string>): void {
   res.status(status);
-  for (const name in headers) if (!res.hasHeader(name)) res.setHeader(name, headers[name]!);
+  for (const name in headers) if (!res.hasHeader(name)) res.set(name, headers[name]!);
 }
 
 /** Streams bytes start..end (inclusive) of a file from disk, with backpressure; HEAD sends the head only. */
@@ -496,7 +496,7 @@ async function streamFile(
     const length = Math.max(0, end - start + 1);
     // Set as Express's send sets it: a middleware that replaced write (compression's threshold, a
     // logger) reads it. uWS writes the framing itself, so it never goes out twice.
-    res.setHeader('content-length', String(length));
+    res.set('content-length', String(length));
     if (req.method === 'HEAD' || length === 0) {
       res.end();
       return;
@@ -562,7 +562,7 @@ function fileTarget(path: unknown, options: SendFileOptions | undefined, codes: 
         headers === undefined
           ? setHeaders
           : (res, real, stats) => {
-              for (const name in headers) res.setHeader(name, headers[name]!);
+              for (const name in headers) res.set(name, headers[name]!);
               setHeaders?.(res, real, stats);
             },
       settleTime: 0,
