@@ -598,8 +598,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
    * ```
    */
   get bodyUsed(): boolean {
-    const body = this.#getBody();
-    return body !== null && body.used;
+    return this.#getBody()?.used === true;
   }
 
   /**

@@ -464,7 +464,7 @@ export class Server {
   get config(): ServerConfig {
     if (this.#publicConfig) return this.#publicConfig;
     const { maxBodyLength, strict, trustProxy, trust, parseCookies, tls, exposeErrors } = this[kConfig];
-    return (this.#publicConfig = Object.freeze({ maxBodyLength, strict, trustProxy, trust, parseCookies, tls, exposeErrors }));
+    return (this.#publicConfig = Object.freeze({ maxBodyLength, strict, trustProxy: trustProxy ?? false, trust, parseCookies, tls, exposeErrors }));
   }
 
   /**
@@ -1442,11 +1442,13 @@ export class Server {
       if (res.finished || res.aborted) return this[kConfig].logger?.error(thrown);
       if (res.headersSent) return res.destroy();
       if (handler === defaultErrorHandler) {
-        // The last resort failed too: answer a bare 500.
+        // The last resort failed too: answer a bare 500, through core's own end (an end a
+        // middleware replaced may be what failed, as an Express middleware does on a server
+        // without nodeCompat).
         this[kConfig].logger?.error(thrown);
         res.statusCode = 500;
         res.remove('content-type');
-        return void res.end('Internal Server Error');
+        return void Response.prototype.end.call(res, 'Internal Server Error');
       }
       this.#handleError(thrown, req, res, handlers, i + 1);
     };

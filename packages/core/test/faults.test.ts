@@ -246,6 +246,24 @@ describe('faults', () => {
     expect(await r.json()).toMatchObject({ statusCode: 500 });
   });
 
+  it("falls back to a plain 500 through core's own end when a middleware's replaced end throws", async () => {
+    const logged: unknown[] = [];
+    const app = server({ logger: { error: (err: unknown) => logged.push(err), warn: () => {} } });
+    app.use((req, res, next) => {
+      res.end = (() => {
+        throw new Error('replaced end failed');
+      }) as never;
+      next();
+    });
+    app.get('/', () => {
+      throw new Error('handler failed');
+    });
+    const { url } = await start(app);
+    const r = await fetch(url);
+    expect([r.status, await r.text()]).toEqual([500, 'Internal Server Error']);
+    expect(logged.map((err) => (err as Error).message)).toEqual(['handler failed', 'replaced end failed']);
+  });
+
   it('reports next() called twice as an error instead of running the chain twice', async () => {
     const app = server();
     const errors: string[] = [];

@@ -33,7 +33,8 @@ const FIX: PluginFix = { plugin: 'nodeCompat', from: '@velox/express' };
  */
 function perServer<T extends { server: Server }>(label: string, name: string | symbol, definition: Decoration<T>): Decoration<T> {
   const member = `${label}.${String(name)}`;
-  if (typeof definition.get !== 'function') {
+  const get = definition.get;
+  if (typeof get !== 'function') {
     const fn = definition.value as (this: T, ...args: unknown[]) => unknown;
     return {
       value(this: T, ...args: unknown[]) {
@@ -42,7 +43,7 @@ function perServer<T extends { server: Server }>(label: string, name: string | s
       },
     };
   }
-  const { get, set } = definition;
+  const set = definition.set;
   const guardedGet = function (this: T): unknown {
     if (!servers.has(this.server)) throw missingPlugin(member, FIX, 'property');
     return get.call(this);

@@ -173,10 +173,6 @@ export class NodeSocket extends EventEmitter {
   }
 }
 
-function flat(args: Array<string | string[]>): string[] {
-  return args.length === 1 && Array.isArray(args[0]) ? args[0] : (args.flat() as string[]);
-}
-
 const methods = {
   on(this: R, event: string | symbol, listener: Listener) {
     if (BODY_EVENTS.has(event)) bodyStream(this).on(event, listener);

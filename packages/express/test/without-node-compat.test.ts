@@ -88,16 +88,24 @@ describe('a server without nodeCompat', () => {
       '/compression': (app) => app.use('/compression', compression()),
       '/response-time': (app) => app.use('/response-time', responseTime()),
     };
-    const app = bareServer({ exposeErrors: true });
+    const logged: unknown[] = [];
+    const app = bareServer({ logger: { error: (err: unknown) => logged.push(err), warn: () => {} } });
     for (const [path, add] of Object.entries(paths)) {
       add(app);
       app.post(path, (req, res) => res.send('unreached'));
     }
     const { url } = await start(app);
     for (const path of Object.keys(paths)) {
-      const { status, code, message } = await failure(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
-      expect([status, code], path).toEqual([500, ErrorCodes.PLUGIN_MISSING]);
-      expect(message, path).toContain(FIX);
+      logged.length = 0;
+      const r = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+      expect(r.status, path).toBe(500);
+      await r.text();
+      // compression replaced res.end before it failed, and its end fails the same way: the answer is
+      // then core's bare 500; either way the error logged is the one that names the fix.
+      const first = logged[0] as VeloxError;
+      expect(first, path).toBeInstanceOf(VeloxError);
+      expect(first.code, path).toBe(ErrorCodes.PLUGIN_MISSING);
+      expect(first.message, path).toContain(FIX);
     }
   });
 
