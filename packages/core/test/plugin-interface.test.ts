@@ -148,7 +148,7 @@ describe('extendUse', () => {
       next();
     };
     app.use(plain);
-    app.use('/words', marker);
+    app.use('/words', marker as never);
     app.get('/words/other', (req, res) => res.send('other'));
     const { url } = await start(app);
     const r = await fetch(`${url}/words/greeting`);
@@ -285,8 +285,10 @@ describe('the Node.js/Express members without nodeCompat', () => {
   it('are placeholders that name the fix: methods throw when called, properties when read', async () => {
     const app = server({ exposeErrors: true });
     const fix = "import { nodeCompat } from '@velox/express'; await app.register(nodeCompat)";
-    app.get('/pipe', (req) => void req.pipe(new Writable()));
-    app.get('/on', (req) => void req.on('data', () => {}));
+    // Typed here as @velox/express's augmentation types them (core's own types do not have them).
+    type NodeRequest = { pipe(destination: Writable): unknown; on(event: string, listener: () => void): unknown };
+    app.get('/pipe', (req) => void (req as unknown as NodeRequest).pipe(new Writable()));
+    app.get('/on', (req) => void (req as unknown as NodeRequest).on('data', () => {}));
     app.get('/app', (req, res) => res.json((req as unknown as { app: unknown }).app));
     app.get('/set-header', (req, res) => void (res as unknown as { setHeader(n: string, v: string): void }).setHeader('x', '1'));
     app.get('/write-head', (req, res) => {
