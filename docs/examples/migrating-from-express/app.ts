@@ -7,6 +7,12 @@ import { Server } from '@velox/core';
 const app = new Server({ trustProxy: 1 }); // was app.set('trust proxy', 1)
 // #endregion
 
+// #region node-compat
+import { nodeCompat } from '@velox/express';
+
+await app.register(nodeCompat); // Express middlewares and (err, req, res, next) run from here on
+// #endregion
+
 // #region bodies
 app.post('/notes', async (req, res) => res.status(201).json(await req.json()));
 // #endregion

@@ -90,8 +90,6 @@ export const ErrorCodes = {
   NEXT_TWICE: 'VELOX_ERR_NEXT_TWICE',
   /** 500: `res.cookie(name, value, { signed: true })` without a `cookieSecret` (or cookie-parser's `req.secret`). */
   NO_COOKIE_SECRET: 'VELOX_ERR_NO_COOKIE_SECRET',
-  /** 406: `res.format()` found no type the client accepts and has no `default` handler. */
-  NOT_ACCEPTABLE: 'VELOX_ERR_NOT_ACCEPTABLE',
   /** Start-up: a bad option or a misuse of the API (thrown at once, never an HTTP answer). */
   INVALID_OPTION: 'VELOX_ERR_INVALID_OPTION',
   /** Start-up: a route with the same method and pattern is already registered. */
@@ -114,7 +112,9 @@ export const ErrorCodes = {
   /**
    * 500: a member another package's plugin provides was used on a server without that plugin
    * (a placeholder, see `definePlaceholder`): the message names the plugin and the line that
-   * registers it, such as `await app.register(sendFiles)` from `@velox/static` for `res.sendFile()`.
+   * registers it, such as `await app.register(nodeCompat)` from `@velox/express` for `req.pipe()`, or
+   * `await app.register(sendFiles)` from `@velox/static` for `res.sendFile()`.
+   * Also thrown at start-up by `use()` given an Express error middleware without `nodeCompat`.
    */
   PLUGIN_MISSING: 'VELOX_ERR_PLUGIN_MISSING',
 } as const;

@@ -1,13 +1,12 @@
 /**
- * The one file that imports the small libraries Express itself uses for HTTP semantics
- * (accepts, type-is, fresh, vary, content-disposition, range-parser). The rest of core calls
- * them through the functions below, so replacing one touches this file only. They are loaded
- * with core but run only when a request calls an Express helper. (Content types: content-type.ts.)
+ * The one file of core that imports the small libraries Express itself uses for HTTP semantics
+ * (accepts, type-is, fresh, vary, for negotiation.ts). The rest of core calls them through the
+ * functions below, so replacing one touches this file only. They are loaded with core but run
+ * only when a request calls a helper. Content types: content-type.ts; Express's own helpers
+ * (`req.range`, `res.attachment`…) and their libraries are in `@velox/express`; files: @velox/static.
  */
 import accepts from 'accepts';
-import { create as makeDisposition } from 'content-disposition';
 import fresh from 'fresh';
-import parseRangeHeader from 'range-parser';
 import typeis from 'type-is';
 import vary from 'vary';
 
@@ -46,11 +45,6 @@ export function typeOfBody(req: HeadersOnly, types: string[]): string | false | 
   return typeis(req as never, types);
 }
 
-/** Whether the request announces a body (Content-Length or Transfer-Encoding). */
-export function announcesBody(req: HeadersOnly): boolean {
-  return typeis.hasBody(req as never);
-}
-
 /** RFC 9110 freshness: true when the client's copy (If-None-Match / If-Modified-Since) is current. */
 export function isFresh(requestHeaders: RequestHeaders, responseHeaders: { etag?: string; 'last-modified'?: string }): boolean {
   return fresh(requestHeaders, responseHeaders);
@@ -59,20 +53,4 @@ export function isFresh(requestHeaders: RequestHeaders, responseHeaders: { etag?
 /** A Vary header value with `field` added (once, case-insensitively; `*` absorbs everything). */
 export function addVary(current: string, field: string | string[]): string {
   return vary.append(current, field);
-}
-
-/** A Content-Disposition value for a download, with an ASCII fallback and RFC 8187 encoding. */
-export function disposition(filename: string | undefined, options?: { type?: string; fallback?: string | boolean }): string {
-  return makeDisposition(filename, options);
-}
-
-/**
- * Parses a Range header against a size: the ranges, -1 when none can be satisfied, -2 when the
- * header is malformed. `combine` merges overlapping and adjacent ranges.
- */
-export function parseRange(size: number, header: string, combine: boolean): Array<{ start: number; end: number }> | -1 | -2 {
-  const result = parseRangeHeader(size, header, { combine });
-  if (result === -1 || result === -2) return result;
-  if (result.type !== 'bytes') return -2;
-  return result.map(({ start, end }) => ({ start, end }));
 }

@@ -10,7 +10,14 @@ import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from '@based/uws';
 import { ErrorCodes, VeloxError } from './errors.ts';
 
-/** One header's value: a string, or a frozen list for a header sent on several lines. */
+/**
+ * One header's value: a string, or a frozen list for a header sent on several lines.
+ * @example
+ * ```ts
+ * const links: HeaderValue = ['</a.css>; rel=preload', '</b.js>; rel=preload'];
+ * res.set('link', links);
+ * ```
+ */
 export type HeaderValue = string | string[];
 /** Names (lower-case, checked) at even positions, their values after them. */
 export type HeaderList = HeaderValue[];

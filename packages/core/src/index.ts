@@ -14,12 +14,23 @@ export { normalizePrefix, pathSegments, PrefixRelation, prefixMatcher, relateToP
 export { contentType, fileContentType } from './content-type.ts';
 export { definePlaceholder, isPlaceholder, missingPlugin } from './placeholders.ts';
 
-export type { ExpressApp } from './express-app.ts';
-export type { NodeSocket } from './node-request.ts';
-export type { ServerOptions, TlsOptions, CloseOptions, ListenInfo, WebSocketRoute, Decoration, WebSocketMessage, PublishOptions } from './server.ts';
+export type {
+  ServerOptions,
+  ServerConfig,
+  TlsOptions,
+  CloseOptions,
+  ListenInfo,
+  WebSocketRoute,
+  Decoration,
+  UseExtension,
+  MiddlewareWrapper,
+  WebSocketMessage,
+  PublishOptions,
+} from './server.ts';
 export type { Query, Headers, JsonOptions } from './request.ts';
 export type { ListenOptions, ListenCallback, CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './server.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
+export type { HeaderValue } from './headers.ts';
 export type { PluginFix, PlaceholderKind, PlaceholderTarget } from './placeholders.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';
 export type { Uws, UwsBuild, UwsAttempt } from './uws.ts';

@@ -45,12 +45,72 @@ export type PlaceholderKind = 'method' | 'property';
  */
 export type PlaceholderTarget = 'request' | 'response';
 
-/** The placeholders core knows of: member → the plugin that provides it. */
-const PLACEHOLDERS: Record<PlaceholderTarget, Record<string, PluginFix>> = {
-  request: {},
+/** `nodeCompat` of `@velox/express`: the Node.js/Express surface. */
+const NODE: PluginFix = { plugin: 'nodeCompat', from: '@velox/express' };
+/** A Node member that is read before it is called, or replaced: a property placeholder, so that reading it fails. */
+const NODE_READ: PluginFix & { kind: PlaceholderKind } = { ...NODE, kind: 'property' };
+
+/**
+ * The placeholders core knows of: member → the plugin that provides it (and `kind: 'property'`
+ * for one that throws when read; a method otherwise). Keep `@velox/express`'s rows in step with
+ * what `nodeCompat` decorates (its test checks that every one is provided).
+ */
+const PLACEHOLDERS: Record<PlaceholderTarget, Record<string, PluginFix & { kind?: PlaceholderKind }>> = {
+  request: {
+    on: NODE,
+    addListener: NODE,
+    once: NODE,
+    prependListener: NODE,
+    prependOnceListener: NODE,
+    removeListener: NODE,
+    off: NODE,
+    removeAllListeners: NODE,
+    emit: NODE,
+    listeners: NODE,
+    listenerCount: NODE,
+    pipe: NODE,
+    unpipe: NODE,
+    resume: NODE,
+    pause: NODE,
+    isPaused: NODE,
+    read: NODE,
+    setEncoding: NODE,
+    setTimeout: NODE,
+    destroy: NODE,
+    range: NODE,
+    httpVersion: NODE_READ,
+    httpVersionMajor: NODE_READ,
+    httpVersionMinor: NODE_READ,
+    socket: NODE_READ,
+    connection: NODE_READ,
+    complete: NODE_READ,
+    readable: NODE_READ,
+    readableEnded: NODE_READ,
+    rawHeaders: NODE_READ,
+    app: NODE_READ,
+    xhr: NODE_READ,
+    subdomains: NODE_READ,
+  },
   response: {
     sendFile: { plugin: 'sendFiles', from: '@velox/static' },
     download: { plugin: 'sendFiles', from: '@velox/static' },
+    // on-headers reads res.writeHead to replace it: reading must fail, not assigning quietly.
+    writeHead: NODE_READ,
+    setHeader: NODE,
+    getHeader: NODE,
+    removeHeader: NODE,
+    getHeaderNames: NODE,
+    flushHeaders: NODE,
+    setTimeout: NODE,
+    _implicitHeader: NODE,
+    location: NODE,
+    attachment: NODE,
+    format: NODE,
+    _header: NODE_READ,
+    statusMessage: NODE_READ,
+    socket: NODE_READ,
+    connection: NODE_READ,
+    app: NODE_READ,
   },
 };
 
@@ -152,5 +212,5 @@ export function placeholderOn(proto: object, name: string): boolean {
 }
 
 for (const target of ['request', 'response'] as const) {
-  for (const [name, fix] of Object.entries(PLACEHOLDERS[target])) definePlaceholder(target, name, fix);
+  for (const [name, fix] of Object.entries(PLACEHOLDERS[target])) definePlaceholder(target, name, fix, fix.kind);
 }

@@ -4,19 +4,17 @@
  * the callback returns (uWS's HttpRequest lives on the stack of that callback).
  */
 import { Buffer } from 'node:buffer';
-import { Readable, type Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { HttpRequest, HttpResponse } from '@based/uws';
 import { As, Body, isJsonType } from './body.ts';
 import { Bag } from './bag.ts';
 import { parseCookieHeader, unsignCookieValue } from './cookies.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
-import type { ExpressApp } from './express-app.ts';
-import { installRequestHelpers } from './express-helpers.ts';
-import { installNodeRequest, type NodeSocket } from './node-request.ts';
+import { installRequestHelpers } from './negotiation.ts';
 import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
-import { kConfig, kOriginalUrl } from './symbols.ts';
+import { kBaseUrl, kConfig, kOriginalUrl } from './symbols.ts';
 
 /** Parsed query string: repeated keys become arrays. */
 export type Query = Record<string, string | string[] | undefined>;
@@ -50,9 +48,6 @@ export interface JsonOptions {
  * value to `req.ip`.
  */
 const WHOLE_HEADERS = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'cookie']);
-
-/** An event listener, for the Node-style emitter methods. */
-type Listener = (...args: any[]) => void;
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
 
@@ -99,8 +94,8 @@ export class Request<Params = Record<string, string>, Q = Query> {
   #query: Query | undefined;
   #headers: Headers | undefined;
   #rawHeaders: string[] | undefined;
-  /** Undefined until read (or assigned); null when cookie-parser is about to run: its read finds none (express-cookies.ts). */
-  #cookies: Record<string, string> | null | undefined;
+  /** Undefined until read or assigned. */
+  #cookies: Record<string, string> | undefined;
   #signedCookies: Record<string, string | false> | undefined;
   #remote: string | undefined;
   #body: Body | undefined | null;
@@ -145,15 +140,31 @@ export class Request<Params = Record<string, string>, Q = Query> {
     return q ? `${this.path}?${q}` : this.path;
   }
   set url(value: string) {
-    // Some Express middlewares rewrite req.url, and so do mount points: keep path and query in
-    // step, keep the parsed query when the query string did not change, and remember the URL as
-    // received for req.originalUrl (node-request.ts).
-    (this as { [kOriginalUrl]?: string })[kOriginalUrl] ??= this.url;
+    // Some middlewares rewrite req.url, and so do mount points: keep path and query in step,
+    // keep the parsed query when the query string did not change, and remember the URL as
+    // received for req.originalUrl.
+    this[kOriginalUrl] ??= this.url;
     const i = value.indexOf('?');
     const rawQuery = i < 0 ? '' : value.slice(i + 1);
     this.#path = i < 0 ? value : value.slice(0, i);
     if (rawQuery !== this.#rawQuery) this.#query = undefined;
     this.#rawQuery = rawQuery;
+  }
+
+  /** The URL as received, before any middleware or mount point rewrote `req.url` (Express's `originalUrl`). */
+  get originalUrl(): string {
+    return this[kOriginalUrl] ?? this.url;
+  }
+  set originalUrl(value: string) {
+    this[kOriginalUrl] = String(value);
+  }
+
+  /** The part of the path the running middleware is mounted at (`use('/static', mw)`), else `''`. */
+  get baseUrl(): string {
+    return this[kBaseUrl] ?? '';
+  }
+  set baseUrl(value: string) {
+    this[kBaseUrl] = String(value);
   }
 
   /** The raw query string, without `?`. */
@@ -248,19 +259,14 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
 
   /**
-   * Cookies sent with the request, parsed on first read. A middleware may assign it: on a route
-   * where cookie-parser runs, this is cookie-parser's result, as in Express (`j:` JSON cookies
+   * Cookies sent with the request, parsed on first read. A middleware may assign it (on a server
+   * with `nodeCompat` of `@velox/express`, cookie-parser does, as in Express: `j:` JSON cookies
    * decoded, signed ones moved to `signedCookies`). With `parseCookies: false`, whatever a
    * middleware set here, else undefined.
    */
   get cookies(): Record<string, string> {
     const cookies = this.#cookies;
     if (cookies) return cookies;
-    if (cookies === null) {
-      // Unset for cookie-parser's one check (express-cookies.ts); it assigns its own next.
-      this.#cookies = undefined;
-      return undefined!;
-    }
     if (!this.server[kConfig].parseCookies) return undefined!;
     const header = this.get('cookie');
     return (this.#cookies = header ? (parseCookieHeader(header) as Record<string, string>) : new Bag<string>());
@@ -270,14 +276,20 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
 
   /**
-   * @internal A cookie-parser middleware is about to run (express-cookies.ts): unless a
-   * middleware assigned `req.cookies`, its read must find them unset, as in Express, so that it
-   * parses and assigns its own. Velox's record, if something read it already, is dropped; the
-   * read after that one parses again, should the middleware assign nothing.
+   * True when a middleware assigned `req.cookies`; false while it holds what Velox parsed from
+   * the Cookie header, or nothing yet. Reading it parses nothing. A middleware that parses
+   * cookies its own way checks it to leave another's result alone.
+   * @example
+   * ```ts
+   * app.use((req, res, next) => {
+   *   if (!req.cookiesAssigned) req.cookies = parseMyWay(req.get('cookie'));
+   *   next();
+   * });
+   * ```
    */
-  _cookiesUnset(): void {
+  get cookiesAssigned(): boolean {
     const cookies = this.#cookies;
-    if (!cookies || isOwnCookies(cookies)) this.#cookies = null;
+    return cookies !== undefined && cookies !== null && !isOwnCookies(cookies);
   }
 
   /**
@@ -444,17 +456,6 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
 
   /**
-   * Pipes the body into a writable, with backpressure; returns the destination.
-   * @example
-   * ```ts
-   * req.pipe(createWriteStream('/tmp/upload')).on('finish', () => res.send('ok'));
-   * ```
-   */
-  pipe<T extends Writable>(destination: T, options?: { end?: boolean }): T {
-    return this.stream().pipe(destination, options);
-  }
-
-  /**
    * Iterates over the body's chunks.
    * @example
    * ```ts
@@ -586,9 +587,30 @@ export class Request<Params = Record<string, string>, Q = Query> {
     this.#ureq = null;
   }
 
-  /** @internal The body, started if it is not yet (null when none was announced); for node-request.ts. */
-  _nodeBody(): Body | null {
-    return this.#getBody();
+  /**
+   * True once a reader took the body (`text()`, `json()`, `buffer()`, `urlencoded()`,
+   * `stream()`, or a parser reading through them), as in fetch's `Request.bodyUsed`; false
+   * while it is unread, and for a request without a body. Reading it consumes nothing.
+   * @example
+   * ```ts
+   * if (!req.bodyUsed) body = await req.json();
+   * ```
+   */
+  get bodyUsed(): boolean {
+    return this.#getBody()?.used === true;
+  }
+
+  /**
+   * True once the whole body has arrived, whether or not anything read it (at once for a
+   * request without a body). Reading it consumes nothing.
+   * @example
+   * ```ts
+   * res.set('x-upload', req.bodyComplete ? 'whole' : 'partial');
+   * ```
+   */
+  get bodyComplete(): boolean {
+    const body = this.#getBody();
+    return body === null || body.complete;
   }
 
   /** @internal The uWS callback returned after the response was sent: uWS's request is gone. */
@@ -626,7 +648,6 @@ export class Request<Params = Record<string, string>, Q = Query> {
     return this.#body?.overflowed === true;
   }
 
-  // The Node.js IncomingMessage surface, defined on the prototype by node-request.ts (types only here).
   /** Set by a body parser (body-parser, `express.json()`, multer…); `@velox/validate` reads it when present. */
   declare body?: unknown;
   /**
@@ -634,68 +655,12 @@ export class Request<Params = Record<string, string>, Q = Query> {
    * `res.cookie(name, value, { signed: true })` then signs with it rather than with `cookieSecret`.
    */
   declare secret?: string;
-  /** The URL as received, before any middleware or mount point rewrote `req.url`. */
-  declare originalUrl: string;
-  /** The part of the path the running middleware is mounted at (`use('/static', mw)`), else `''`. */
-  declare baseUrl: string;
-  /** Always `'1.1'`: uWebSockets.js speaks HTTP/1.1 (and answers HTTP/1.0 clients as 1.1). */
-  declare readonly httpVersion: string;
-  /** Always 1. */
-  declare readonly httpVersionMajor: number;
-  /** Always 1. */
-  declare readonly httpVersionMinor: number;
-  /** A stand-in for Node's socket: `remoteAddress`, `encrypted`, `readable`, `'close'` when the client leaves. */
-  declare readonly socket: NodeSocket;
-  /** Node's old name for {@link Request.socket}. */
-  declare readonly connection: NodeSocket;
-  /** True once the whole body has arrived (true at once for a request without a body). */
-  declare readonly complete: boolean;
-  /** False once the body has been read (as a stream or by `text()`/`json()`/`buffer()`). */
-  declare readonly readable: boolean;
-  /** True once the body stream emitted `'end'` (or the body was read whole with `text()`, `json()`, `buffer()`). */
-  declare readonly readableEnded: boolean;
-  /** Header names and values in a flat list, as Node gives them (names lower-case). */
-  declare readonly rawHeaders: string[];
-  /** The Express-style application object: settings (`get('trust proxy')`, …) and `locals`. */
-  declare readonly app: ExpressApp;
-  /** Adds a listener. Body events (`data`, `end`, `readable`, `error`) read the body as a stream; `close` fires when the response is done or the client left. */
-  declare on: (event: string | symbol, listener: Listener) => this;
-  /** Alias of `on`. */
-  declare addListener: (event: string | symbol, listener: Listener) => this;
-  /** Adds a listener that runs once. */
-  declare once: (event: string | symbol, listener: Listener) => this;
-  /** Adds a listener ahead of the others. */
-  declare prependListener: (event: string | symbol, listener: Listener) => this;
-  /** Removes a listener. */
-  declare removeListener: (event: string | symbol, listener: Listener) => this;
-  /** Alias of `removeListener`. */
-  declare off: (event: string | symbol, listener: Listener) => this;
-  /** Removes all listeners of an event (or of all events). */
-  declare removeAllListeners: (event?: string | symbol) => this;
-  /** Calls an event's listeners; true if there were any. */
-  declare emit: (event: string | symbol, ...args: unknown[]) => boolean;
-  /** The listeners of an event. */
-  declare listeners: (event: string | symbol) => Listener[];
-  /** How many listeners an event has. */
-  declare listenerCount: (event: string | symbol) => number;
-  /** Starts or resumes the flow of `data` events. */
-  declare resume: () => this;
-  /** Pauses the flow of `data` events (and reading from the socket, once the buffer fills). */
-  declare pause: () => this;
-  /** True while paused. */
-  declare isPaused: () => boolean;
-  /** Reads from the body stream (paused mode, after `'readable'`). */
-  declare read: (size?: number) => unknown;
-  /** Decodes body chunks as text in this encoding. */
-  declare setEncoding: (encoding: BufferEncoding) => this;
-  /** Stops piping the body into `destination` (or into everything). */
-  declare unpipe: (destination?: NodeJS.WritableStream) => this;
-  /** Node's request timeout: Velox leaves timeouts to uWS (about 10 s idle); this only returns the request. */
-  declare setTimeout: (ms: number, callback?: () => void) => this;
-  /** Cuts the connection (the response is abandoned). */
-  declare destroy: (error?: Error) => this;
+  /** @internal Kept by the `url` setter, read by `originalUrl`. */
+  declare [kOriginalUrl]?: string;
+  /** @internal Kept by the mount points (mount.ts), read by `baseUrl`. */
+  declare [kBaseUrl]?: string;
 
-  // Express's request helpers, defined on the prototype by express-helpers.ts (types only here).
+  // The HTTP helpers every framework has, defined on the prototype by negotiation.ts (types only here).
   /**
    * Which of the given types the request's Content-Type matches: the matching type, `false`,
    * or `null` when the request has no body.
@@ -727,23 +692,10 @@ export class Request<Params = Record<string, string>, Q = Query> {
   declare readonly fresh: boolean;
   /** `!req.fresh`. */
   declare readonly stale: boolean;
-  /** True when `X-Requested-With` is `XMLHttpRequest`. */
-  declare readonly xhr: boolean;
-  /** The host name's labels before the last `subdomain offset` (2) ones, right to left, as in Express. */
-  declare readonly subdomains: string[];
-  /**
-   * Parses the Range header against a size: the ranges (with `type: 'bytes'`), -1 when none
-   * can be satisfied, -2 when malformed, undefined without a Range header.
-   * @example
-   * ```ts
-   * const ranges = req.range(stats.size, { combine: true });
-   * ```
-   */
-  declare range: (size: number, options?: { combine?: boolean }) => (Array<{ start: number; end: number }> & { type: string }) | -1 | -2 | undefined;
 }
 
-// The Node.js IncomingMessage surface and Express's request helpers (see those files).
-installNodeRequest(Request.prototype);
+// The HTTP helpers (negotiation.ts). The Node.js/Express members that `nodeCompat` of
+// @velox/express provides are placeholders until it does (placeholders.ts).
 installRequestHelpers(Request.prototype);
 
 /**

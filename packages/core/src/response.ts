@@ -12,15 +12,12 @@ import { LINGER_BYTES, LingerEnd } from './body.ts';
 import { contentType, TYPES } from './content-type.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
-import type { ExpressApp } from './express-app.ts';
-import { installResponseHelpers } from './express-helpers.ts';
 import { checkName, checkValue, type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
-import type { NodeSocket } from './node-request.ts';
-import { headersFromArgs, implicitHead, installNodeResponse, noteLength, observedSend } from './node-response.ts';
+import { installResponseHelpers } from './negotiation.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
-import { kCommitted, kConfig, kContext, kHooks } from './symbols.ts';
+import { kConfig, kContext, kHooks } from './symbols.ts';
 
 /** Options of {@link Response.cookie}. */
 export interface CookieOptions extends Omit<CookieSerializeOptions, 'encode' | 'maxAge'> {
@@ -147,9 +144,9 @@ export class Response extends LazyEmitter {
     this.#locals = value;
   }
 
-  /** True once the status line and headers went out, or `writeHead()` committed them (as in Node). */
+  /** True once the status line and headers went out. */
   get headersSent(): boolean {
-    return this.#headersSent || (this as { [kCommitted]?: boolean })[kCommitted] === true;
+    return this.#headersSent;
   }
 
   /** True once the response was fully handed to uWS. */
@@ -157,9 +154,24 @@ export class Response extends LazyEmitter {
     return this.#phase === Phase.Done;
   }
 
-  /** Node's name for {@link Response.finished}. */
+  /** Node's name for {@link Response.finished}, as a writable stream has it. */
   get writableEnded(): boolean {
     return this.#phase === Phase.Done;
+  }
+
+  /** True once the response was handed to uWS (a writable stream's `writableFinished`). */
+  get writableFinished(): boolean {
+    return this.#phase === Phase.Done;
+  }
+
+  /** True until the response ended or the client left (a writable stream's `writable`). */
+  get writable(): boolean {
+    return this.#phase < Phase.Done;
+  }
+
+  /** True once the client left or the connection was cut (a writable stream's `destroyed`). */
+  get destroyed(): boolean {
+    return this.#phase === Phase.Aborted;
   }
 
   /** True once the client closed the connection before the response was sent. */
@@ -300,10 +312,10 @@ export class Response extends LazyEmitter {
    */
   set(name: string | Record<string, HeaderValue | number>, value?: HeaderValue | number): this {
     if (typeof name === 'object') {
-      for (const key in name) this.setHeader(key, name[key]!);
+      for (const key in name) this.#set(key, name[key]!);
       return this;
     }
-    return this.setHeader(name, value!);
+    return this.#set(name, value!);
   }
 
   /** Alias of {@link Response.set}. */
@@ -311,32 +323,39 @@ export class Response extends LazyEmitter {
     return this.set(name, value);
   }
 
-  /** Node-style header setter (used by Express middlewares). Same checks as {@link Response.set}. */
-  setHeader(name: string, value: HeaderValue | number): this {
+  /** Sets one header, checked. */
+  #set(name: string, value: HeaderValue | number): this {
     if (this.#headersSent) throw headersSent();
     const key = checkName(name);
-    // Arrays are stored frozen: get()/getHeader() hand them out, and a value pushed into one
+    // Arrays are stored frozen: get() and getHeaders() hand them out, and a value pushed into one
     // later would reach the wire unchecked (all headers are joined into one uWS call).
     const checked = Array.isArray(value) ? (Object.freeze(value.map((v) => checkValue(name, v))) as string[]) : checkValue(name, value);
     this.#put(key, checked, true);
     return this;
   }
 
-  /** Adds a value to a header instead of replacing it. */
+  /**
+   * Adds a value to a header instead of replacing it.
+   * @example
+   * ```ts
+   * res.append('link', '</a.css>; rel=preload').append('link', '</b.js>; rel=preload');
+   * ```
+   */
   append(name: string, value: HeaderValue): this {
-    const prev = this.getHeader(name);
+    const prev = this.get(name);
     const next = prev === undefined ? value : ([] as string[]).concat(prev, value);
-    return this.setHeader(name, next);
+    return this.#set(name, next);
   }
 
-  /** A header set so far. */
+  /**
+   * A header set so far, by its name in any case.
+   * @example
+   * ```ts
+   * if (res.get('content-type') === undefined) res.type('json');
+   * ```
+   */
   get(name: string): HeaderValue | undefined {
     return this.#value(name.toLowerCase());
-  }
-
-  /** Node-style alias of {@link Response.get}. */
-  getHeader(name: string): HeaderValue | undefined {
-    return this.get(name);
   }
 
   /** All headers set so far. */
@@ -347,7 +366,7 @@ export class Response extends LazyEmitter {
     return out;
   }
 
-  /** Node-style: whether a header is set. */
+  /** Whether a header is set. */
   hasHeader(name: string): boolean {
     return this.#value(name.toLowerCase()) !== undefined;
   }
@@ -385,11 +404,6 @@ export class Response extends LazyEmitter {
     this.#put('content-type', type, false);
   }
 
-  /** Node-style alias of {@link Response.remove}. */
-  removeHeader(name: string): void {
-    this.remove(name);
-  }
-
   /**
    * Sets Content-Type from a MIME type (as given), a short name (`json`, `html`, `text`, `form`…)
    * or a file extension (`png`, `.csv`; see {@link contentType}); a name nobody knows gives
@@ -400,7 +414,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   type(type: string): this {
-    return this.setHeader('content-type', type.includes('/') ? type : (contentType(type) ?? 'application/octet-stream'));
+    return this.#set('content-type', type.includes('/') ? type : (contentType(type) ?? 'application/octet-stream'));
   }
 
   /**
@@ -488,7 +502,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   html(markup: string): this {
-    this.setHeader('content-type', TYPES.html!);
+    this.#set('content-type', TYPES.html!);
     this.#finish(markup);
     return this;
   }
@@ -504,8 +518,8 @@ export class Response extends LazyEmitter {
   redirect(statusOrUrl: number | string, url?: string): this {
     const status = typeof statusOrUrl === 'number' ? statusOrUrl : 302;
     const location = typeof statusOrUrl === 'string' ? statusOrUrl : url!;
-    this.status(status).setHeader('location', encodeURI(decodeSafe(location)));
-    this.setHeader('content-type', TYPES.text!);
+    this.status(status).#set('location', encodeURI(decodeSafe(location)));
+    this.#set('content-type', TYPES.text!);
     this.#finish(`${STATUS_CODES[status] ?? 'Redirecting'}. Redirecting to ${location}`);
     return this;
   }
@@ -528,9 +542,8 @@ export class Response extends LazyEmitter {
       this.#hold !== null ||
       this.server[kHooks].onSend.length !== 0 ||
       this.server[kHooks].onResponse.length !== 0 ||
-      // A writeHead or end a middleware replaced (compression, on-headers) must see this answer.
-      this.end !== END ||
-      this.writeHead !== WRITE_HEAD
+      // An end a middleware replaced (compression) must see this answer.
+      this.end !== END
     ) {
       if (this.#phase < Phase.Done) this.statusCode = head.status;
       const list = head.headers;
@@ -566,25 +579,6 @@ export class Response extends LazyEmitter {
   }
 
   /**
-   * Node-style: sets the status and, optionally, headers (an object, or Node's flat
-   * [name, value, …] list), and commits them: `headersSent` is true from here on, as in Node.
-   * The head goes out with the first write. A reason phrase given as second argument is
-   * ignored (Velox sends the standard one).
-   * @example
-   * ```ts
-   * res.writeHead(200, { 'content-type': 'text/plain' });
-   * res.end('ok');
-   * ```
-   */
-  writeHead(code: number, reasonOrHeaders?: string | Record<string, HeaderValue | number> | unknown[], headers?: Record<string, HeaderValue | number> | unknown[]): this {
-    this.status(code);
-    const given = typeof reasonOrHeaders === 'string' ? headers : reasonOrHeaders;
-    if (given) headersFromArgs(this, given);
-    (this as { [kCommitted]?: boolean })[kCommitted] = true;
-    return this;
-  }
-
-  /**
    * Writes part of a chunked body; returns false under backpressure (wait for `'drain'`).
    * @example
    * ```ts
@@ -601,8 +595,6 @@ export class Response extends LazyEmitter {
     else if (typeof chunk === 'string' && encoding && encoding !== 'utf8' && encoding !== 'utf-8') chunk = Buffer.from(chunk, encoding);
     if (callback) queueMicrotask(callback);
     if (this.#hold !== null && this.#defer((go) => go && this.write(chunk) && this.emit('drain'), false)) return false;
-    // A writeHead a middleware put on the instance (on-headers) sees the head before it goes out.
-    if (!this.#headersSent && this.writeHead !== WRITE_HEAD) implicitHead(this);
     if (this.#head) {
       this.#startHead();
       return true;
@@ -726,7 +718,7 @@ export class Response extends LazyEmitter {
         });
         source.on('end', () => {
           if (this.#phase < Phase.Done) {
-            if (this.#head && size !== undefined && !this.hasHeader('content-length')) this.setHeader('content-length', size);
+            if (this.#head && size !== undefined && !this.hasHeader('content-length')) this.#set('content-length', size);
             this.#endVia('');
           }
           finish();
@@ -735,7 +727,6 @@ export class Response extends LazyEmitter {
       }
       source.on('data', (chunk: Buffer) => {
         if (this.#phase >= Phase.Done) return;
-        if (!this.#headersSent && this.writeHead !== WRITE_HEAD) implicitHead(this);
         const last = sent + chunk.length >= size;
         if (last) this.#beforeEnd();
         const offset = this.atomic(() => {
@@ -783,9 +774,9 @@ export class Response extends LazyEmitter {
    * ```
    */
   sse(): EventStream {
-    this.setHeader('content-type', TYPES.events!);
-    this.setHeader('cache-control', 'no-cache');
-    this.setHeader('x-accel-buffering', 'no');
+    this.#set('content-type', TYPES.events!);
+    this.#set('cache-control', 'no-cache');
+    this.#set('x-accel-buffering', 'no');
     const res = this;
     let closed = false;
     res.on('close', () => {
@@ -834,18 +825,27 @@ export class Response extends LazyEmitter {
     ures.close();
   }
 
-  /** Node-style: does nothing; headers go out with the first write. */
-  flushHeaders(): void {}
-
   /**
    * How send, json, html, redirect and sendStatus end. A response whose end a middleware replaced
-   * (compression, express-session) ends the way Express's res.send does (observedSend:
-   * Content-Length, then res.end); any other goes straight to #end. One load and compare: a
-   * replaced method lives on the instance, the original on the prototype.
+   * (compression, express-session) ends the way Express's res.send does: Content-Length set from
+   * the body (unless the status has none or it is set), then through res.end, replaced; any
+   * other goes straight to #end. One load and compare: a replaced method lives on the instance,
+   * the original on the prototype.
    */
   #finish(body: string | Uint8Array | ArrayBuffer): void {
-    if (this.end !== END) return observedSend(this, body);
+    if (this.end !== END) {
+      if (!this.headersSent) this.#noteLength(body);
+      this.end(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
+      return;
+    }
     this.#end(body);
+  }
+
+  /** Records the Content-Length of a body sent whole, unless the status has no body or one is set. */
+  #noteLength(body: string | Uint8Array | ArrayBuffer): void {
+    const status = this.statusCode;
+    if (status === 204 || status === 304 || status < 200 || this.hasHeader('content-length')) return;
+    this.#set('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   }
 
   /** Ends through a middleware's end (compression must flush), else directly. */
@@ -859,7 +859,6 @@ export class Response extends LazyEmitter {
     if (phase === Phase.Aborted) return;
     if (phase === Phase.Done) throw headersSent();
     if (this.#hold !== null && this.#defer((go) => go && this.#end(body), true)) return;
-    if (this.writeHead !== WRITE_HEAD && !this.#headersSent) implicitHead(this);
     this.#beforeEnd(body);
     if (phase === Phase.Sync) this.#writeEnd(body);
     else this.#ures.cork(() => this.#writeEnd(body));
@@ -946,13 +945,13 @@ export class Response extends LazyEmitter {
   /**
    * Hooks that may still change headers, then let go of the request's body. `body` is the whole
    * body when the response ends in one piece: a response somebody listens to (a logger's
-   * 'finish') then also records its Content-Length, for `getHeader('content-length')`.
+   * 'finish') then also records its Content-Length, for `get('content-length')`.
    */
   #beforeEnd(body?: string | Uint8Array | ArrayBuffer): void {
     if (!this.#headersSent && !this.#hooked) this.server._beforeHead(this.req, this);
     if (this.server[kHooks].onResponse.length > 0 || this._hasListeners) {
       this.req._keepAddress();
-      if (body !== undefined && !this.#headersSent && this._hasListeners) noteLength(this, body);
+      if (body !== undefined && !this.#headersSent && this._hasListeners) this.#noteLength(body);
     }
     this.req._end();
   }
@@ -1046,31 +1045,7 @@ export class Response extends LazyEmitter {
     return true;
   }
 
-  // The Node.js ServerResponse surface, defined on the prototype by node-response.ts (types only here).
-  /** The request's socket stand-in (see `req.socket`). */
-  declare readonly socket: NodeSocket;
-  /** Node's old name for {@link Response.socket}. */
-  declare readonly connection: NodeSocket;
-  /** The Express-style application object (see `req.app`). */
-  declare readonly app: ExpressApp;
-  /** The reason phrase: Velox always sends the standard one for the status. */
-  declare statusMessage: string;
-  /** True until the response ended. */
-  declare readonly writable: boolean;
-  /** True once the response was handed to uWS. */
-  declare readonly writableFinished: boolean;
-  /** True once the client left (or the connection was cut). */
-  declare readonly destroyed: boolean;
-  /** Node's internal head: a status line once the head is committed, else null (middlewares test it). */
-  declare readonly _header: string | null;
-  /** Node's internal: commits the head through `writeHead(statusCode)` if not yet done. */
-  declare _implicitHeader: () => void;
-  /** The names of the headers set so far, lower-case. */
-  declare getHeaderNames: () => string[];
-  /** Node's response timeout: uWS manages timeouts; this only returns the response. */
-  declare setTimeout: (ms: number, callback?: () => void) => this;
-
-  // Express's response helpers, defined on the prototype by express-helpers.ts (types only here).
+  // The HTTP helpers every framework has, defined on the prototype by negotiation.ts (types only here).
   /**
    * Adds a field to the Vary header (once).
    * @example
@@ -1079,46 +1054,14 @@ export class Response extends LazyEmitter {
    * ```
    */
   declare vary: (field: string | string[]) => this;
-  /**
-   * Sets the Location header (`'back'` means the Referer, or `/`), percent-encoding what needs it.
-   * @example
-   * ```ts
-   * res.location('/login').sendStatus(303);
-   * ```
-   */
-  declare location: (url: string) => this;
-  /**
-   * Marks the response as a download: Content-Disposition `attachment`, with the file name
-   * (and the Content-Type from its extension) when given.
-   * @example
-   * ```ts
-   * res.attachment('report.pdf').send(pdfBytes);
-   * ```
-   */
-  declare attachment: (filename?: string) => this;
-  /**
-   * Answers according to the Accept header: calls the handler of the best type (keys are
-   * types or extensions), with its Content-Type set and `Vary: Accept`; `default` when none
-   * matches, else 406 through the error handler.
-   * @example
-   * ```ts
-   * res.format({
-   *   json: () => res.json({ hello: 'world' }),
-   *   html: () => res.html('<p>hello world</p>'),
-   *   default: () => res.status(406).send('Not Acceptable'),
-   * });
-   * ```
-   */
-  declare format: (handlers: Record<string, (req: Request, res: Response, next: (err?: unknown) => void) => unknown>) => this;
 }
 
 /** The prototype's own methods: a middleware that replaced one on an instance is told apart by identity. */
 const END = Response.prototype.end;
 const WRITE = Response.prototype.write;
-const WRITE_HEAD = Response.prototype.writeHead;
 
-// The Node.js ServerResponse surface and Express's response helpers (see those files).
-installNodeResponse(Response.prototype);
+// res.vary (negotiation.ts). The Node.js/Express members that `nodeCompat` of @velox/express
+// provides are placeholders until it does (placeholders.ts).
 installResponseHelpers(Response.prototype);
 
 function headersSent(): VeloxError {

@@ -12,7 +12,6 @@ import proxyAddr from 'proxy-addr';
 import type { AppOptions, HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket, WebSocketBehavior } from '@based/uws';
 import { type ChainFn, FALL_THROUGH, type Fail, run } from './compose.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
-import { forCookieParser } from './express-cookies.ts';
 import { HeadCache } from './headers.ts';
 import { placeholderOn } from './placeholders.ts';
 import { Request } from './request.ts';
@@ -229,15 +228,16 @@ export type Decoration<Target> =
   | { get: (this: Target) => unknown; set?: (this: Target, value: any) => void; value?: never };
 
 /** Properties decorations added, by prototype, with their definitions (to accept the same one twice). */
-const decorated = new WeakMap<object, Map<string, PropertyDescriptor>>();
+const decorated = new WeakMap<object, Map<PropertyKey, PropertyDescriptor>>();
 
-function decorate(proto: object, kind: string, name: string, definition: Decoration<any>): void {
-  if (typeof name !== 'string' || name === '' || !definition || typeof definition !== 'object') {
-    throw invalidOption(`decorate${kind}() takes a property name and { value } or { get, set? }`);
+function decorate(proto: object, kind: 'Request' | 'Response', name: string | symbol, definition: Decoration<any>): void {
+  if (!((typeof name === 'string' && name !== '') || typeof name === 'symbol') || !definition || typeof definition !== 'object') {
+    throw invalidOption(`decorate${kind}() takes a property name (a string or a symbol) and { value } or { get, set? }`);
   }
+  const label = String(name);
   const hasValue = 'value' in definition && definition.value !== undefined;
   if (hasValue === (typeof definition.get === 'function')) {
-    throw invalidOption(`decorate${kind}("${name}") takes either { value } or { get, set? }`);
+    throw invalidOption(`decorate${kind}("${label}") takes either { value } or { get, set? }`);
   }
   const descriptor: PropertyDescriptor = hasValue
     ? { value: definition.value, writable: true, configurable: true, enumerable: false }
@@ -246,23 +246,69 @@ function decorate(proto: object, kind: string, name: string, definition: Decorat
   const previous = own?.get(name);
   if (previous) {
     if (previous.value === descriptor.value && previous.get === descriptor.get && previous.set === descriptor.set) return;
-    throw new VeloxError(ErrorCodes.DECORATION_CONFLICT, `${kind} already has a decoration "${name}" with another definition`);
+    throw new VeloxError(ErrorCodes.DECORATION_CONFLICT, `${kind} already has a decoration "${label}" with another definition`);
   }
   // A placeholder (placeholders.ts) stands for what a plugin adds: the plugin's decoration replaces it.
-  if (name in proto && !placeholderOn(proto, name)) {
-    throw new VeloxError(ErrorCodes.DECORATION_CONFLICT, `${kind} already has a property "${name}"; choose another name`);
+  if (name in proto && !(typeof name === 'string' && placeholderOn(proto, name))) {
+    throw new VeloxError(ErrorCodes.DECORATION_CONFLICT, `${kind} already has a property "${label}"; choose another name`);
   }
   Object.defineProperty(proto, name, descriptor);
   if (!own) decorated.set(proto, (own = new Map()));
   own.set(name, descriptor);
 }
 
+/**
+ * The options a server was made with, as core applies them: what {@link Server.config} gives.
+ * @example
+ * ```ts
+ * const plugin: Plugin = (server) => {
+ *   if (server.config.trustProxy === false) server.logger?.warn('behind a proxy? set trustProxy');
+ * };
+ * ```
+ */
+export interface ServerConfig {
+  /** `maxBodyLength` (1048576 unless given). */
+  readonly maxBodyLength: number;
+  /** `strict` (false unless given). */
+  readonly strict: boolean;
+  /** `trustProxy` as given (false unless given). */
+  readonly trustProxy: NonNullable<ServerOptions['trustProxy']>;
+  /** The test `trustProxy` compiles to, `(address, hop) => trusted`; undefined when no proxy is trusted. */
+  readonly trust: ((addr: string, hop: number) => boolean) | undefined;
+  /** `parseCookies` (true unless given). */
+  readonly parseCookies: boolean;
+  /** Whether the server serves HTTPS (`tls` was given). */
+  readonly tls: boolean;
+  /** `exposeErrors` (false unless given). */
+  readonly exposeErrors: boolean;
+}
+
+/**
+ * What a plugin registers with {@link Server.extendUse}: offered each argument `use()` gets, in
+ * order, with its prefix (`''` for none); returns true when it took the argument.
+ * @example
+ * ```ts
+ * const takeMaps: UseExtension = (item, prefix) => item instanceof Map && (register(prefix, item), true);
+ * ```
+ */
+export type UseExtension = (item: unknown, prefix: string) => boolean;
+
+/**
+ * What a plugin registers with {@link Server.wrapMiddleware}: given each middleware and handler
+ * of a route's chain as the chain is built, returns the function to run in its place (or the same one).
+ * @example
+ * ```ts
+ * const named: MiddlewareWrapper = (fn) => (req, res, next) => { req.locals.last = fn.name; return fn(req, res, next); };
+ * ```
+ */
+export type MiddlewareWrapper = (fn: Middleware<any, any>) => Middleware<any, any>;
+
 interface ScopedMiddleware {
   prefix: string;
   fn: Middleware<any, any>;
 }
 
-/** An Express error middleware `(err, req, res, next)` added with `use()`, with its prefix. */
+/** An error handler `(err, req, res, next)` added with `addErrorHandler()`, with its prefix. */
 interface ScopedErrorMiddleware {
   matches: ((path: string) => boolean) | undefined;
   fn: ErrorMiddleware<any, any>;
@@ -328,6 +374,10 @@ export class Server {
   #app: TemplatedApp;
   #middlewares: ScopedMiddleware[] = [];
   #errorMiddlewares: ScopedErrorMiddleware[] = [];
+  /** What plugins added with extendUse() and wrapMiddleware(). */
+  #useExtensions: UseExtension[] = [];
+  #wrappers: MiddlewareWrapper[] = [];
+  #publicConfig: ServerConfig | undefined;
   #routes = new Map<string, RouteDefinition>();
   /** The trailing-slash twins core added itself (strict off), to explain a clash with one. */
   #twins = new WeakSet<RouteDefinition>();
@@ -401,34 +451,135 @@ export class Server {
   }
 
   /**
+   * The options this server was made with, as it applies them (defaults filled in), read-only:
+   * for plugins that must follow what the server does (behind which proxies, over TLS or not).
+   * The cookie secrets and the logger are not in it (`logger` has its own getter).
+   * @example
+   * ```ts
+   * const plugin: Plugin = (server) => {
+   *   if (server.config.tls) server.addHook('onSend', (req, res) => res.set('strict-transport-security', 'max-age=31536000'));
+   * };
+   * ```
+   */
+  get config(): ServerConfig {
+    if (this.#publicConfig) return this.#publicConfig;
+    const { maxBodyLength, strict, trustProxy, trust, parseCookies, tls, exposeErrors } = this[kConfig];
+    return (this.#publicConfig = Object.freeze({ maxBodyLength, strict, trustProxy: trustProxy ?? false, trust, parseCookies, tls, exposeErrors }));
+  }
+
+  /**
    * Adds middleware for every route, or for the routes under a prefix; also mounts routers.
    * While a prefixed middleware runs, `req.url` and `req.path` are relative to the prefix and
-   * `req.baseUrl` holds it, as in Express. A function of four arguments `(err, req, res, next)`
-   * is an Express error middleware: it runs when an error reaches the error path (after
-   * router-scoped error handlers, before the server's), in the order added.
+   * `req.baseUrl` holds it, as in Express. Arguments a plugin took with {@link Server.extendUse}
+   * go to that plugin instead. A function of four arguments `(err, req, res, next)` is an Express
+   * error middleware: it needs `nodeCompat` of `@velox/express` (registered before this call),
+   * else this throws `VELOX_ERR_PLUGIN_MISSING`; {@link Server.addErrorHandler} adds an error
+   * handler on any server.
    * @example
    * ```ts
    * app.use(cors());
    * app.use('/admin', requireAdmin);
    * app.use('/api', apiRouter);
-   * app.use((err, req, res, next) => res.status(err.status ?? 500).json({ error: err.message }));
    * ```
    */
-  use(...args: [ErrorMiddleware<any, any>] | [string, ErrorMiddleware<any, any>]): this;
   use(...args: Array<string | Middleware<any, any> | Mountable>): this;
-  use(...args: Array<string | Middleware<any, any> | ErrorMiddleware<any, any> | Mountable>): this {
+  use(...args: unknown[]): this {
     if (this.#mounted) throw invalidOption('use() must come before listen(): middleware chains are computed once, at listen');
     let prefix = '';
     if (typeof args[0] === 'string') prefix = normalizePrefix(args.shift() as string);
     if (args.length === 0) throw invalidOption('use() needs at least one middleware or router');
-    for (const item of args) {
+    items: for (const item of args) {
+      for (const take of this.#useExtensions) if (take(item, prefix)) continue items;
+      // Express tells error middlewares by their four declared arguments.
       if (typeof item === 'function' && item.length === 4) {
-        // Express tells error middlewares by their four declared arguments.
-        this.#errorMiddlewares.push({ matches: prefix ? prefixMatcher(prefix) : undefined, fn: item as ErrorMiddleware<any, any> });
-      } else if (typeof item === 'function') this.#middlewares.push({ prefix, fn: item as Middleware<any, any> });
+        throw new VeloxError(
+          ErrorCodes.PLUGIN_MISSING,
+          "use() got a function of four arguments, an Express error middleware (err, req, res, next): it needs the nodeCompat plugin of @velox/express: import { nodeCompat } from '@velox/express'; await app.register(nodeCompat) before this use(), or add it with app.addErrorHandler()",
+        );
+      }
+      if (typeof item === 'function') this.#middlewares.push({ prefix, fn: item as Middleware<any, any> });
       else if (item && typeof (item as Mountable).mount === 'function') (item as Mountable).mount(this, prefix);
-      else throw invalidOption(`use() takes middleware functions or routers, got ${typeof item}`);
+      else throw invalidOption(`use() takes middleware functions or routers, got ${item === null ? 'null' : typeof item}`);
     }
+    return this;
+  }
+
+  /**
+   * Adds an error handler `(err, req, res, next)` for every request, or for those under a prefix
+   * (matched on the URL as received). Error handlers run when an error reaches the error path
+   * (thrown, rejected or passed to `next(err)`), after the `onError` hooks and router-scoped
+   * handlers and before the server's ({@link Server.setErrorHandler}), in the order added. Each
+   * answers, or hands an error on with `next(err)`; `next()` with nothing hands the request to the
+   * not-found handler. (`nodeCompat` of `@velox/express` adds Express error middlewares given to
+   * `use()` here.)
+   * @example
+   * ```ts
+   * app.addErrorHandler('/api', (err, req, res, next) => {
+   *   if (err.code !== 'EBADCSRFTOKEN') return next(err);
+   *   res.status(403).json({ error: 'form tampered with' });
+   * });
+   * ```
+   */
+  addErrorHandler(handler: ErrorMiddleware<any, any>): this;
+  addErrorHandler(prefix: string, handler: ErrorMiddleware<any, any>): this;
+  addErrorHandler(prefixOrHandler: string | ErrorMiddleware<any, any>, maybe?: ErrorMiddleware<any, any>): this {
+    const prefix = typeof prefixOrHandler === 'string' ? normalizePrefix(prefixOrHandler) : '';
+    const handler = typeof prefixOrHandler === 'string' ? maybe : prefixOrHandler;
+    if (typeof handler !== 'function') throw invalidOption('addErrorHandler() takes a prefix (optional) and a function (err, req, res, next) => …');
+    this.#errorMiddlewares.push({ matches: prefix ? prefixMatcher(prefix) : undefined, fn: handler });
+    return this;
+  }
+
+  /**
+   * Lets a plugin take arguments of `use()` that core does not take, or takes otherwise: from
+   * now on, each argument `use()` gets is offered to `take(item, prefix)` (prefix `''` when none
+   * was given), extensions in the order added; the first that returns true has taken it, and core
+   * does nothing more with it. This runs when `use()` is called, never per request. `nodeCompat`
+   * of `@velox/express` takes Express error middlewares (four arguments) this way.
+   * @example
+   * ```ts
+   * // Accept `{ onError }` objects in use(), as error handlers.
+   * app.extendUse((item, prefix) => {
+   *   if (typeof item !== 'object' || item === null || !('onError' in item)) return false;
+   *   const { onError } = item as { onError: ErrorMiddleware };
+   *   if (prefix === '') app.addErrorHandler(onError);
+   *   else app.addErrorHandler(prefix, onError);
+   *   return true;
+   * });
+   * ```
+   */
+  extendUse(take: UseExtension): this {
+    if (typeof take !== 'function') throw invalidOption('extendUse() takes a function (item, prefix) => boolean');
+    this.#useExtensions.push(take);
+    return this;
+  }
+
+  /**
+   * Lets a plugin wrap each middleware and handler of every route: when a route's chain is built
+   * (at `listen()`, or when a route is added after it), each function added with `use()` that
+   * applies to the route, and each of the route's own functions, is passed through the wrappers,
+   * in the order added, and the chain runs what they return. A wrapper that returns the function
+   * it was given changes nothing, and nothing runs per request but what it returns. A middleware
+   * that applies to many routes is passed once per route: keep what you learn about a function in
+   * a WeakMap. Must be added before `listen()`. `nodeCompat` of `@velox/express` finds
+   * cookie-parser this way.
+   * @example
+   * ```ts
+   * // Time every middleware and handler.
+   * app.wrapMiddleware((fn) => (req, res, next) => {
+   *   const started = performance.now();
+   *   try {
+   *     return fn(req, res, next);
+   *   } finally {
+   *     timings.record(fn.name, performance.now() - started);
+   *   }
+   * });
+   * ```
+   */
+  wrapMiddleware(wrap: MiddlewareWrapper): this {
+    if (typeof wrap !== 'function') throw invalidOption('wrapMiddleware() takes a function (middleware) => middleware');
+    if (this.#mounted) throw invalidOption('wrapMiddleware() must come before listen(): middleware chains are computed once, at listen');
+    this.#wrappers.push(wrap);
     return this;
   }
 
@@ -701,14 +852,15 @@ export class Server {
 
   /**
    * Adds a property to every request: a method (`{ value }`) or an accessor (`{ get, set? }`),
-   * for plugins such as sessions (`req.session`) and uploads (`req.multipart()`). Declare its type
-   * with module augmentation of `Request`. Requests pay nothing for a decoration until they use
-   * it. The property lives on the shared `Request` prototype, so it exists for every server in
-   * the process: keep per-server state elsewhere (say, under a symbol on `this.server`) and read
-   * it through `this.server`. Adding the same definition again (same functions) does nothing; a
-   * name already taken by core or by another definition throws `VELOX_ERR_DECORATION_CONFLICT`.
-   * A placeholder (see `definePlaceholder`: a member such as `res.sendFile` that stands for a
-   * plugin's) is replaced without a conflict.
+   * for plugins such as sessions (`req.session`) and uploads (`req.multipart()`). The name is a
+   * string, or a symbol for a member only the plugin's code reaches (Node's own internal symbols,
+   * say). Declare its type with module augmentation of `Request`. Requests pay nothing for a
+   * decoration until they use it. The property lives on the shared `Request` prototype, so it
+   * exists for every server in the process: keep per-server state elsewhere (say, under a symbol
+   * on `this.server`) and read it through `this.server`. Adding the same definition again (same
+   * functions) does nothing; a name already taken by core or by another definition throws
+   * `VELOX_ERR_DECORATION_CONFLICT`. A placeholder (see `definePlaceholder`: a member such as
+   * `res.sendFile` that stands for a plugin's) is replaced without a conflict.
    * @example
    * ```ts
    * declare module '@velox/core' {
@@ -719,7 +871,7 @@ export class Server {
    * app.get('/ua', (req, res) => res.send(req.userAgent()));
    * ```
    */
-  decorateRequest(name: string, definition: Decoration<Request>): this {
+  decorateRequest(name: string | symbol, definition: Decoration<Request>): this {
     decorate(Request.prototype, 'Request', name, definition);
     return this;
   }
@@ -735,7 +887,7 @@ export class Server {
    * app.decorateResponse('ok', { value: ok });
    * ```
    */
-  decorateResponse(name: string, definition: Decoration<Response>): this {
+  decorateResponse(name: string | symbol, definition: Decoration<Response>): this {
     decorate(Response.prototype, 'Response', name, definition);
     return this;
   }
@@ -1125,8 +1277,8 @@ export class Server {
     for (const { prefix, fn: given } of this.#middlewares) {
       const relation = relateToPrefix(pattern, prefix);
       if (relation === PrefixRelation.Never) continue;
-      // cookie-parser must find req.cookies unset to parse (express-cookies.ts); others run as given.
-      const fn = forCookieParser(given as ChainFn);
+      // What plugins' wrappers make of it (wrapMiddleware()); most often the function itself.
+      const fn = this.#wrap(given as ChainFn);
       // A prefixed middleware sees req.url relative to its prefix (mount.ts); use(mw) runs as is.
       const mounted = prefix === '' ? fn : mountAt(prefix, fn);
       if (relation === PrefixRelation.Always) chain.push(mounted);
@@ -1137,8 +1289,19 @@ export class Server {
     }
     // Where the route's own functions start: next('route') from before here is next() (compose.ts).
     (chain as ChainFn[] & { routeStart?: number }).routeStart = chain.length;
-    for (const fn of own) chain.push(forCookieParser(fn));
+    for (const fn of own) chain.push(this.#wrap(fn));
     return chain;
+  }
+
+  /** A chain function as the plugins' wrappers leave it. */
+  #wrap(fn: ChainFn): ChainFn {
+    const wrappers = this.#wrappers;
+    for (let i = 0; i < wrappers.length; i++) {
+      const wrapped = wrappers[i]!(fn as Middleware<any, any>);
+      if (typeof wrapped !== 'function') throw invalidOption('A wrapMiddleware() wrapper must return a middleware function');
+      fn = wrapped as ChainFn;
+    }
+    return fn;
   }
 
   /** The function uWS calls for one route. */
@@ -1279,11 +1442,13 @@ export class Server {
       if (res.finished || res.aborted) return this[kConfig].logger?.error(thrown);
       if (res.headersSent) return res.destroy();
       if (handler === defaultErrorHandler) {
-        // The last resort failed too: answer a bare 500.
+        // The last resort failed too: answer a bare 500, through core's own end (an end a
+        // middleware replaced may be what failed, as an Express middleware does on a server
+        // without nodeCompat).
         this[kConfig].logger?.error(thrown);
         res.statusCode = 500;
-        res.removeHeader('content-type');
-        return void res.end('Internal Server Error');
+        res.remove('content-type');
+        return void Response.prototype.end.call(res, 'Internal Server Error');
       }
       this.#handleError(thrown, req, res, handlers, i + 1);
     };
@@ -1328,7 +1493,7 @@ function defaultErrorHandler(err: any, req: Request, res: Response): void {
     body.message = STATUS_CODES[status] ?? 'Error';
   }
   res.status(status);
-  res.removeHeader('content-type');
+  res.remove('content-type');
   res.json(body);
 }
 

@@ -7,5 +7,3 @@ export const kContext: unique symbol = Symbol('velox.wsContext');
 export const kOriginalUrl: unique symbol = Symbol('velox.originalUrl');
 /** The part of the path a prefixed middleware is mounted at, while it runs (Express's `baseUrl`). */
 export const kBaseUrl: unique symbol = Symbol('velox.baseUrl');
-/** Set on a response once `writeHead()` committed its status and headers (Node's `headersSent`). */
-export const kCommitted: unique symbol = Symbol('velox.committed');

@@ -72,9 +72,10 @@ export type ErrorHandler<Req = Request, Res = Response> = (
 ) => unknown;
 
 /**
- * An Express-style error middleware, told apart by its four arguments and added with `use()`.
- * It runs when an error reaches the error path: answer, or `next(err)` to hand an error on
- * (`next()` with nothing hands the request to the not-found handler).
+ * An error handler that may pass the error on, added with `addErrorHandler()` (and, with
+ * `nodeCompat` of `@velox/express`, an Express error middleware given to `use()`, told apart by
+ * its four arguments). It runs when an error reaches the error path: answer, or `next(err)` to
+ * hand an error on (`next()` with nothing hands the request to the not-found handler).
  *
  * @example
  * ```ts
@@ -82,7 +83,7 @@ export type ErrorHandler<Req = Request, Res = Response> = (
  *   if (err.code !== 'EBADCSRFTOKEN') return next(err);
  *   res.status(403).send('Form tampered with');
  * };
- * app.use(onError);
+ * app.addErrorHandler(onError);
  * ```
  */
 export type ErrorMiddleware<Req = Request, Res = Response> = (err: any, req: Req, res: Res, next: Next) => unknown;

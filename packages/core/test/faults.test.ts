@@ -79,7 +79,7 @@ describe('bad input', () => {
       res.set('x-evil', 'a\r\nset-cookie: pwned=1');
       res.send('not reached');
     });
-    app.get('/lf', (req, res) => res.setHeader('x-evil', 'a\nb').send('not reached'));
+    app.get('/lf', (req, res) => res.set('x-evil', 'a\nb').send('not reached'));
     app.get('/name', (req, res) => res.set('bad name', 'v').send('not reached'));
     const { url } = await start(app);
     for (const path of ['/split', '/lf', '/name']) {
@@ -96,7 +96,7 @@ describe('bad input', () => {
     app.get('/push', (req, res) => {
       res.set('x-list', ['a']).cookie('c', '1');
       for (const name of ['x-list', 'set-cookie']) {
-        const list = res.getHeader(name) as string[];
+        const list = res.get(name) as string[];
         expect(Object.isFrozen(list)).toBe(true);
         expect(() => list.push('b\r\nx-injected: yes')).toThrow(TypeError);
       }
@@ -244,6 +244,24 @@ describe('faults', () => {
     const r = await fetch(url);
     expect(r.status).toBe(500);
     expect(await r.json()).toMatchObject({ statusCode: 500 });
+  });
+
+  it("falls back to a plain 500 through core's own end when a middleware's replaced end throws", async () => {
+    const logged: unknown[] = [];
+    const app = server({ logger: { error: (err: unknown) => logged.push(err), warn: () => {} } });
+    app.use((req, res, next) => {
+      res.end = (() => {
+        throw new Error('replaced end failed');
+      }) as never;
+      next();
+    });
+    app.get('/', () => {
+      throw new Error('handler failed');
+    });
+    const { url } = await start(app);
+    const r = await fetch(url);
+    expect([r.status, await r.text()]).toEqual([500, 'Internal Server Error']);
+    expect(logged.map((err) => (err as Error).message)).toEqual(['handler failed', 'replaced end failed']);
   });
 
   it('reports next() called twice as an error instead of running the chain twice', async () => {

@@ -32,7 +32,7 @@ describe('limits (413, a code naming the limit)', () => {
     // connection stays open; otherwise the answer must close it.
     let complete: boolean | undefined;
     app.addHook('onSend', (req) => {
-      complete = req.complete;
+      complete = req.bodyComplete;
     });
     const data = new FormData();
     data.append('small', new Blob([randomBytes(50_000)]), 'small.bin');

@@ -7,7 +7,7 @@ import { server } from './helpers.ts';
 /** A middleware that appends its name to the `x-trace` response header. */
 function trace(name: string): Middleware {
   return (_req, res, next) => {
-    const before = res.getHeader('x-trace');
+    const before = res.get('x-trace');
     res.set('x-trace', before ? `${before},${name}` : name);
     next();
   };

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { ErrorMiddleware, ExpressApp, NodeSocket, Request, Response, Server } from '../src/index.ts';
+import type { ErrorMiddleware, Request, Response, Server } from '@velox/core';
+import type { ExpressApp, NodeSocket } from '../src/index.ts';
 
 const app = null as unknown as Server;
 

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { raw, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { loadUws, type Request } from '../src/index.ts';
+import { loadUws, type Request } from '@velox/core';
 import { server } from './helpers.ts';
 
 /** Reads a request body the way raw-body does: data/end/error listeners on `req` itself. */
@@ -298,31 +298,5 @@ describe('req: the Node and Express properties middlewares read', () => {
       settings: true,
     });
     expect(thrown).toMatch(/new Server\(\{ trustProxy \}\)/);
-  });
-});
-
-describe('cookies and cookie-parsing middlewares', () => {
-  it('leaves req.cookies to a middleware with parseCookies: false, and lets one assign them', async () => {
-    const app = server({ parseCookies: false });
-    app.use((req, res, next) => {
-      res.set('x-before', String(req.cookies === undefined));
-      req.cookies = { parsed: 'by middleware' };
-      req.signedCookies = {};
-      next();
-    });
-    app.get('/', (req, res) => res.json({ cookies: req.cookies, signed: req.signedCookies }));
-    const { url } = await start(app);
-    const r = await fetch(url, { headers: { cookie: 'a=1' } });
-    expect(r.headers.get('x-before')).toBe('true');
-    expect(await r.json()).toEqual({ cookies: { parsed: 'by middleware' }, signed: {} });
-  });
-
-  it('reads req.signedCookies as empty without a cookieSecret instead of failing', async () => {
-    const app = server();
-    app.get('/', (req, res) => res.json({ signed: { ...req.signedCookies }, plain: req.cookies.sid }));
-    const { url } = await start(app);
-    const r = await fetch(url, { headers: { cookie: 'sid=s:abc.def' } });
-    expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ signed: {}, plain: 's:abc.def' });
   });
 });

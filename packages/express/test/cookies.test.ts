@@ -1,12 +1,12 @@
 import { start } from '@velox/test-utils';
 import { sign } from 'cookie-signature';
 import { describe, expect, it } from 'vitest';
-import { isCookieParser } from '../src/express-cookies.ts';
-import type { Middleware, Request } from '../src/index.ts';
+import type { Middleware, Request } from '@velox/core';
+import { isCookieParser } from '../src/cookies.ts';
 import { server } from './helpers.ts';
 
 /**
- * A middleware shaped like cookie-parser (the real one is tested in packages/express-compat):
+ * A middleware shaped like cookie-parser (the real one is tested in test/middlewares):
  * does nothing when `req.cookies` is set, else assigns `secret`, `cookies` and `signedCookies`.
  */
 function likeCookieParser(secret: string): Middleware<any, any> {

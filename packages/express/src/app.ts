@@ -1,25 +1,25 @@
 /**
  * `req.app` and `res.app`: the Express application object as middlewares see it, one per
  * server, made on first use. It answers `get(setting)` for the settings middlewares read
- * (`trust proxy`, `env`, `etag`, …) from what the server really does, and stores the others.
+ * (`trust proxy`, `env`, `etag`, …) from what the server really does (its read-only
+ * `server.config`), and stores the others.
  */
-import { ErrorCodes, VeloxError } from './errors.ts';
-import type { Server } from './server.ts';
-import { kConfig } from './symbols.ts';
+import type { Server } from '@velox/core';
+import { ExpressErrorCodes, expressError } from './errors.ts';
 
 /**
  * Settings that describe what Velox does; they are read-only (setting one throws with what to
  * write instead), because changing them here would not change the server.
  */
 const FIXED: Record<string, (server: Server) => unknown> = {
-  'trust proxy': (server) => server[kConfig].trustProxy,
-  'trust proxy fn': (server) => server[kConfig].trust ?? (() => false),
+  'trust proxy': (server) => server.config.trustProxy,
+  'trust proxy fn': (server) => server.config.trust ?? (() => false),
   // Velox's res.send() sends no ETag and no X-Powered-By header.
   etag: () => false,
   'x-powered-by': () => false,
-  // uWS matches paths case-sensitively and tells /a from /a/.
+  // uWS matches paths case-sensitively; the server's strict option tells /a from /a/ or not.
   'case sensitive routing': () => true,
-  'strict routing': () => true,
+  'strict routing': (server) => server.config.strict,
   // Repeated keys become arrays; brackets are not parsed (Express 5's "simple" parser).
   'query parser': () => 'simple',
 };
@@ -27,6 +27,7 @@ const FIXED: Record<string, (server: Server) => unknown> = {
 const HINTS: Record<string, string> = {
   'trust proxy': 'new Server({ trustProxy })',
   'trust proxy fn': 'new Server({ trustProxy })',
+  'strict routing': 'new Server({ strict })',
 };
 
 /**
@@ -49,7 +50,7 @@ export class ExpressApp {
   readonly locals: Record<string, unknown> = {};
   readonly #stored = new Map<string, unknown>();
 
-  /** @internal One per server, from {@link expressApp}. */
+  /** @internal One per server, from `expressApp()`. */
   constructor(server: Server) {
     this.server = server;
     this.#stored.set('env', process.env.NODE_ENV || 'development');
@@ -78,7 +79,7 @@ export class ExpressApp {
   }
 
   /**
-   * Stores a setting; the read-only ones throw `VELOX_ERR_INVALID_OPTION`.
+   * Stores a setting; the read-only ones throw `VELOX_ERR_EXPRESS_FIXED_SETTING`.
    * @example
    * ```ts
    * req.app.set('views', '/srv/views');
@@ -87,8 +88,8 @@ export class ExpressApp {
   set(setting: string, value: unknown): this {
     if (setting in FIXED) {
       const hint = HINTS[setting];
-      throw new VeloxError(
-        ErrorCodes.INVALID_OPTION,
+      throw expressError(
+        ExpressErrorCodes.FIXED_SETTING,
         hint ? `"${setting}" is fixed when the server is made: use ${hint}` : `"${setting}" describes what Velox does and cannot be changed`,
       );
     }

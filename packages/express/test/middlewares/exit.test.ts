@@ -12,6 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url));
  */
 const SCRIPT = `
 import { Server } from '@velox/core';
+import { nodeCompat } from '@velox/express';
 import compression from 'compression';
 import express from 'express';
 import session from 'express-session';
@@ -24,6 +25,7 @@ const upstream = new Server({ logger: false });
 upstream.get('/*', (req, res) => res.send('up'));
 const { port: upPort } = await upstream.listen(0, '127.0.0.1');
 const app = new Server({ logger: false });
+await app.register(nodeCompat);
 app.use(timeout('5s'));
 app.use(morgan('tiny', { stream: { write: () => {} } }));
 app.use(rateLimit({ windowMs: 60_000, limit: 100 }));
@@ -44,7 +46,7 @@ console.log('closed');
 
 describe('after app.close()', () => {
   it('lets the process exit on its own with Express middlewares in use', async () => {
-    const child = run({ script: SCRIPT }, {}, { cwd: join(here, '..') });
+    const child = run({ script: SCRIPT }, {}, { cwd: join(here, '../..') });
     const code = await exitCode(child, 10_000);
     expect(child.output()).toContain('closed');
     expect(code).toBe(0);

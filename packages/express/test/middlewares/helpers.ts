@@ -1,16 +1,22 @@
 /**
- * What every compatibility test shares: a Velox server closed after each test (real uWS on
- * 127.0.0.1, port 0). Listening, temporary directories, polling, raw requests and Redis prefixes
- * come from @velox/test-utils.
+ * What every compatibility test shares: a Velox server with nodeCompat registered, closed after
+ * each test (real uWS on 127.0.0.1, port 0). Listening, temporary directories, polling, raw
+ * requests and Redis prefixes come from @velox/test-utils.
  */
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server, type ServerOptions } from '@velox/core';
 import { closeAfter, later } from '@velox/test-utils';
+import { nodeCompat } from '../../src/index.ts';
 
-/** A Velox server that is closed after the test. Logging is off unless asked for. */
+/**
+ * A Velox server with the Node.js/Express surface (nodeCompat registered: a synchronous plugin,
+ * so it is in place when this returns), closed after the test. Logging is off unless asked for.
+ */
 export function server(options: ServerOptions = {}): Server {
-  return closeAfter(new Server({ logger: false, ...options }), { timeout: 1000 });
+  const app = new Server({ logger: false, ...options });
+  void app.register(nodeCompat);
+  return closeAfter(app, { timeout: 1000 });
 }
 
 /** The Set-Cookie lines of a response, as `name=value` pairs (attributes dropped). */

@@ -1,0 +1,134 @@
+/**
+ * `nodeCompat`: the plugin that gives a Velox server the Node.js/Express surface. It plugs in
+ * through core's public interface only: `decorateRequest`/`decorateResponse` (fulfilling the
+ * members core reserves for it), `extendUse` (Express error middlewares given to `use()`) and
+ * `wrapMiddleware` (cookie-parser).
+ */
+import {
+  type Decoration,
+  type ErrorMiddleware,
+  type Middleware,
+  type Mountable,
+  missingPlugin,
+  type Plugin,
+  type PluginFix,
+  type Request,
+  type Response,
+  type Server,
+} from '@velox/core';
+import { forCookieParser } from './cookies.ts';
+import { requestMembers } from './request.ts';
+import { responseMembers } from './response.ts';
+import { sendFiles } from '@velox/static';
+
+/** The servers nodeCompat was registered on (registering it again does nothing). */
+const servers = new WeakSet<Server>();
+
+const FIX: PluginFix = { plugin: 'nodeCompat', from: '@velox/express' };
+
+/**
+ * A member that works on the requests (responses) of servers that registered nodeCompat only.
+ * Decorations live on the prototypes every server shares: without this check, one server's
+ * nodeCompat would give the surface to every other server in the process. Made once per member,
+ * so that registering on a second server adds the very same definitions (a no-op for core).
+ */
+function perServer<T extends { server: Server }>(label: string, name: string | symbol, definition: Decoration<T>): Decoration<T> {
+  const member = `${label}.${String(name)}`;
+  const get = definition.get;
+  if (typeof get !== 'function') {
+    const fn = definition.value as (this: T, ...args: unknown[]) => unknown;
+    return {
+      value(this: T, ...args: unknown[]) {
+        if (!servers.has(this.server)) throw missingPlugin(member, FIX);
+        return fn.apply(this, args);
+      },
+    };
+  }
+  const set = definition.set;
+  const guardedGet = function (this: T): unknown {
+    if (!servers.has(this.server)) throw missingPlugin(member, FIX, 'property');
+    return get.call(this);
+  };
+  if (!set) return { get: guardedGet };
+  return {
+    get: guardedGet,
+    set(this: T, value: unknown) {
+      if (!servers.has(this.server)) throw missingPlugin(member, FIX, 'property');
+      set.call(this, value);
+    },
+  };
+}
+
+let members: { request: Array<[string, Decoration<Request>]>; response: Array<[string | symbol, Decoration<Response>]> } | undefined;
+
+/** What nodeCompat decorates, made once. */
+function decorations(): NonNullable<typeof members> {
+  members ??= {
+    request: requestMembers().map(([name, definition]) => [name, perServer('req', name, definition)]),
+    response: responseMembers().map(([name, definition]) => [name, perServer('res', name, definition)]),
+  };
+  return members;
+}
+
+/**
+ * Gives a native Velox server the Node.js/Express surface that Express middlewares and handlers
+ * use: `req` as a readable stream and event emitter, `req.socket`, `rawHeaders`,
+ * `httpVersion`, `req.app`/`res.app`, `res.writeHead`/`setHeader`/`getHeader`, `_header`,
+ * Node's header table, Express's helpers (`req.xhr`, `req.range()`, `req.subdomains`,
+ * `res.location()`, `res.attachment()`, `res.format()`), Express error middlewares
+ * `(err, req, res, next)` in `use()`, and cookie-parser as in Express. Register it before the
+ * `use()` calls that add Express middlewares, and before `listen()`. A request or response that
+ * touches none of it pays nothing for it; a server without it pays nothing at all.
+ *
+ * The members live on the shared Request and Response prototypes, as every decoration does, and
+ * check that the request's server registered nodeCompat: on another server in the same process
+ * they throw `VELOX_ERR_PLUGIN_MISSING`, as core's placeholders do before any server registered it.
+ *
+ * @example
+ * ```ts
+ * import { Server } from '@velox/core';
+ * import { nodeCompat } from '@velox/express';
+ * import bodyParser from 'body-parser';
+ * import morgan from 'morgan';
+ *
+ * const app = new Server();
+ * await app.register(nodeCompat);
+ * app.use(morgan('dev'));
+ * app.use(bodyParser.json());
+ * app.post('/echo', (req, res) => res.json(req.body));
+ * app.use((err, req, res, next) => res.status(err.status ?? 500).json({ error: err.message }));
+ * await app.listen(3000);
+ * ```
+ */
+export const nodeCompat: Plugin<Record<string, never>> = (server) => {
+  if (servers.has(server)) return;
+  servers.add(server);
+  const { request, response } = decorations();
+  for (const [name, definition] of request) server.decorateRequest(name, definition);
+  for (const [name, definition] of response) server.decorateResponse(name, definition);
+  // Express tells error middlewares by their four declared arguments.
+  server.extendUse((item, prefix) => {
+    if (typeof item !== 'function' || item.length !== 4) return false;
+    if (prefix === '') server.addErrorHandler(item as ErrorMiddleware<any, any>);
+    else server.addErrorHandler(prefix, item as ErrorMiddleware<any, any>);
+    return true;
+  });
+  server.wrapMiddleware(forCookieParser);
+  // Express's res has sendFile and download: they are @velox/static's `sendFiles` decorations.
+  sendFiles(server, {});
+};
+
+declare module '@velox/core' {
+  interface Server {
+    /**
+     * With `nodeCompat`: an Express error middleware `(err, req, res, next)`, for every request or
+     * for those under a prefix, added with `addErrorHandler()`.
+     * @example
+     * ```ts
+     * app.use((err, req, res, next) => res.status(err.status ?? 500).json({ error: err.message }));
+     * ```
+     */
+    use(...args: [ErrorMiddleware<any, any>] | [string, ErrorMiddleware<any, any>]): this;
+    use(...args: Array<string | Middleware<any, any> | Mountable>): this;
+  }
+}
