@@ -19,6 +19,7 @@ import { Readable } from 'node:stream';
 import type { HttpResponse } from '@based/uws';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { Response } from './response.ts';
+import { kCork } from './symbols.ts';
 
 /** The shared empty chunk list: most bodies arrive in one piece and never need a list of their own. */
 const NO_CHUNKS: Buffer[] = [];
@@ -308,8 +309,8 @@ export class Body {
     }
     // Called from uWS's data callback: whoever awaited the body answers inside uWS's cork. Only
     // once the promise is settled, so that the awaiting code's continuation is queued before the
-    // microtask that ends this (see Response._corkedUntilMicrotasks).
-    this.#res._corkedUntilMicrotasks();
+    // microtask that ends this (see Response[kCork]).
+    this.#res[kCork]();
   }
 
   #fail(err: VeloxError): void {

@@ -2,6 +2,8 @@
  * A small event emitter whose listener table is made on first use, so a response that nobody
  * listens to pays nothing. Implements what Node's `stream.pipe` and `on-finished` call.
  */
+import { kHasListeners } from './symbols.ts';
+
 type Listener = (...args: any[]) => void;
 
 const kEvents = Symbol('velox.events');
@@ -119,7 +121,7 @@ export class LazyEmitter {
   }
 
   /** @internal True when anybody listens to anything. */
-  get _hasListeners(): boolean {
+  get [kHasListeners](): boolean {
     return this[kEvents] !== undefined && this[kEvents].size > 0;
   }
 }

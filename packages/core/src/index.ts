@@ -14,21 +14,12 @@ export { normalizePrefix, pathSegments, PrefixRelation, prefixMatcher, relateToP
 export { contentType, fileContentType } from './content-type.ts';
 export { definePlaceholder, isPlaceholder, missingPlugin } from './placeholders.ts';
 
-export type {
-  ServerOptions,
-  ServerConfig,
-  TlsOptions,
-  CloseOptions,
-  ListenInfo,
-  WebSocketRoute,
-  Decoration,
-  UseExtension,
-  MiddlewareWrapper,
-  WebSocketMessage,
-  PublishOptions,
-} from './server.ts';
+export type { ServerOptions, ServerConfig, UseExtension, MiddlewareWrapper } from './server.ts';
+export type { Decoration } from './decorate.ts';
+export type { TlsOptions, CloseOptions, ListenInfo, ListenOptions, ListenCallback } from './listen.ts';
+export type { CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './signals.ts';
+export type { WebSocketRoute, WebSocketMessage, PublishOptions } from './ws-routes.ts';
 export type { Query, Headers, JsonOptions } from './request.ts';
-export type { ListenOptions, ListenCallback, CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './server.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
 export type { HeaderValue } from './headers.ts';
 export type { PluginFix, PlaceholderKind, PlaceholderTarget } from './placeholders.ts';

@@ -14,7 +14,19 @@ import { installRequestHelpers } from './negotiation.ts';
 import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
-import { kBaseUrl, kConfig, kOriginalUrl } from './symbols.ts';
+import {
+  kAbort,
+  kBaseUrl,
+  kCloseAfter,
+  kConfig,
+  kDetach,
+  kEnd,
+  kKeepAddress,
+  kOriginalUrl,
+  kOverflowed,
+  kRelease,
+  kUnreadBody,
+} from './symbols.ts';
 
 /** Parsed query string: repeated keys become arrays. */
 export type Query = Record<string, string | string[] | undefined>;
@@ -543,7 +555,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
   /** The framing is unsafe: no body is read, reads fail with 400, and the connection closes after the answer. */
   #badFraming(why: string): null {
     this.#framing = new VeloxError(ErrorCodes.BAD_FRAMING, `Bad request framing: ${why}`, { status: 400 });
-    this.res._closeAfter();
+    this.res[kCloseAfter]();
     return (this.#body = null);
   }
 
@@ -576,7 +588,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
 
   /** @internal The uWS callback is about to return: copy what may be needed later and start the body. */
-  _detach(): void {
+  [kDetach](): void {
     // Only called while the response is still open (a finished one goes through _release).
     const ureq = this.#ureq;
     if (!ureq) return;
@@ -614,22 +626,22 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
 
   /** @internal The uWS callback returned after the response was sent: uWS's request is gone. */
-  _release(): void {
+  [kRelease](): void {
     this.#ureq = null;
   }
 
   /** @internal The response is ending: drop any unread body (uWS's request stays readable until the callback returns). */
-  _end(): void {
+  [kEnd](): void {
     if (this.#body) this.#body.discard();
   }
 
   /** @internal Keep the client address for readers after the response ended (uWS forgets it then). */
-  _keepAddress(): void {
+  [kKeepAddress](): void {
     if (this.#remote === undefined && !this.res.finished && !this.res.aborted) this.socketAddress;
   }
 
   /** @internal The client went away. */
-  _abort(): void {
+  [kAbort](): void {
     if (this.#body) this.#body.abort();
     this.#ureq = null;
   }
@@ -638,13 +650,13 @@ export class Request<Params = Record<string, string>, Q = Query> {
    * @internal The body still to come, for an answer that refuses it (started now if it was not
    * yet, while uWS's request is live); null when no body was announced or all of it arrived.
    */
-  _unreadBody(): Body | null {
+  [kUnreadBody](): Body | null {
     const body = this.#getBody();
     return body && !body.complete ? body : null;
   }
 
   /** @internal Whether an unread body was cut off at the limit (the connection must close). */
-  get _overflowed(): boolean {
+  get [kOverflowed](): boolean {
     return this.#body?.overflowed === true;
   }
 

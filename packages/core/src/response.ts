@@ -17,7 +17,23 @@ import { installResponseHelpers } from './negotiation.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
-import { kConfig, kContext, kHooks } from './symbols.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import {
+  kAbort,
+  kCloseAfter,
+  kContext,
+  kCork,
+  kDetach,
+  kEnd,
+  kHasListeners,
+  kInflight,
+  kKeepAddress,
+  kNextInflight,
+  kOverflowed,
+  kPrevInflight,
+  kUnreadBody,
+  kUpgrade,
+} from './symbols.ts';
 
 /** Options of {@link Response.cookie}. */
 export interface CookieOptions extends Omit<CookieSerializeOptions, 'encode' | 'maxAge'> {
@@ -107,6 +123,7 @@ export class Response extends LazyEmitter {
   // Fields start with their value where they are declared and the constructor sets only the
   // others: each field is written once, and the constructor stays small enough for V8 to
   // inline it into the route's dispatcher.
+  #life: Lifecycle;
   #ures: HttpResponse;
   #headers: HeaderList | null = null;
   #heads: HeadCache;
@@ -120,17 +137,18 @@ export class Response extends LazyEmitter {
   /** Tasks of beforeHead() not yet run, and the writes waiting for them; null on the common path. */
   #hold: Hold | null = null;
 
-  /** @internal The server's list of responses in progress. */
-  _inflight = false;
+  /** @internal The lifecycle's list of responses in progress. */
+  [kInflight] = false;
   /** @internal */
-  _prevInflight: Response | null = null;
+  [kPrevInflight]: Response | null = null;
   /** @internal */
-  _nextInflight: Response | null = null;
+  [kNextInflight]: Response | null = null;
 
   /** @internal Built by the server for each request. */
-  constructor(server: Server, ures: HttpResponse, head: boolean, heads: HeadCache) {
+  constructor(life: Lifecycle, ures: HttpResponse, head: boolean, heads: HeadCache) {
     super();
-    this.server = server;
+    this.server = life.server;
+    this.#life = life;
     this.#ures = ures;
     this.#heads = heads;
     this.#head = head;
@@ -269,7 +287,7 @@ export class Response extends LazyEmitter {
     try {
       op(go && this.#phase < Phase.Done);
     } catch (err) {
-      this.server[kConfig].logger?.error(err);
+      this.#life.config.logger?.error(err);
     }
   }
 
@@ -284,7 +302,7 @@ export class Response extends LazyEmitter {
     if (this.#phase >= Phase.Done) return;
     this.statusCode = 200;
     this.#headers = null;
-    this.server._fail(err, this.req, this);
+    this.#life.fail(err, this.req, this);
   }
 
   /**
@@ -429,7 +447,7 @@ export class Response extends LazyEmitter {
     const { signed, maxAge, ...rest } = options;
     let text = value;
     if (signed) {
-      const secret = this.req.secret || this.server[kConfig].secrets[0];
+      const secret = this.req.secret || this.#life.config.secrets[0];
       if (!secret) {
         throw new VeloxError(ErrorCodes.NO_COOKIE_SECRET, "Signed cookies need the cookieSecret option (or cookie-parser's secret: cookieParser('secret'))");
       }
@@ -540,8 +558,8 @@ export class Response extends LazyEmitter {
     if (
       this.#headers !== null ||
       this.#hold !== null ||
-      this.server[kHooks].onSend.length !== 0 ||
-      this.server[kHooks].onResponse.length !== 0 ||
+      this.#life.hooks.onSend.length !== 0 ||
+      this.#life.hooks.onResponse.length !== 0 ||
       // An end a middleware replaced (compression) must see this answer.
       this.end !== END
     ) {
@@ -819,9 +837,9 @@ export class Response extends LazyEmitter {
   destroy(): void {
     if (this.#phase >= Phase.Done) return;
     const ures = this.#ures;
-    this._abort();
-    this.req._abort();
-    this.server._finished(this.req, this, true);
+    this[kAbort]();
+    this.req[kAbort]();
+    this.#life.finished(this.req, this, true);
     ures.close();
   }
 
@@ -885,13 +903,13 @@ export class Response extends LazyEmitter {
         const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
         ures.writeHeader('content-length', String(length));
       }
-      if (!chunked && (this.#close || this.req._overflowed)) ures.writeHeader('connection', 'close');
+      if (!chunked && (this.#close || this.req[kOverflowed])) ures.writeHeader('connection', 'close');
       ures.endWithoutBody();
     } else if (chunked) {
       ures.end(body, false);
     } else if (this.#close) {
       ures.end(body, true);
-    } else if ((status === 413 || this.req._overflowed) && this.#refuse(body)) {
+    } else if ((status === 413 || this.req[kOverflowed]) && this.#refuse(body)) {
       // Answered; the rest of the body is read and dropped before the connection closes.
     } else {
       ures.end(body, false);
@@ -913,7 +931,7 @@ export class Response extends LazyEmitter {
    */
   #refuse(body: string | Uint8Array | ArrayBuffer): boolean {
     const req = this.req;
-    const unread = req._unreadBody();
+    const unread = req[kUnreadBody]();
     if (unread === null) return false;
     const ures = this.#ures;
     ures.writeHeader('connection', 'close');
@@ -926,7 +944,7 @@ export class Response extends LazyEmitter {
     }
     if ((typeof body === 'string' ? body.length : body.byteLength) > 0) ures.write(body);
     // The response is over for Velox but not for uWS, which wants an abort handler meanwhile.
-    ures.onAborted(() => req._abort());
+    ures.onAborted(() => req[kAbort]());
     unread.linger((how) => {
       if (how === LingerEnd.Cut) ures.close();
       else ures.cork(() => ures.end());
@@ -948,24 +966,24 @@ export class Response extends LazyEmitter {
    * 'finish') then also records its Content-Length, for `get('content-length')`.
    */
   #beforeEnd(body?: string | Uint8Array | ArrayBuffer): void {
-    if (!this.#headersSent && !this.#hooked) this.server._beforeHead(this.req, this);
-    if (this.server[kHooks].onResponse.length > 0 || this._hasListeners) {
-      this.req._keepAddress();
-      if (body !== undefined && !this.#headersSent && this._hasListeners) this.#noteLength(body);
+    if (!this.#headersSent && !this.#hooked) this.#life.beforeHead(this.req, this);
+    if (this.#life.hooks.onResponse.length > 0 || this[kHasListeners]) {
+      this.req[kKeepAddress]();
+      if (body !== undefined && !this.#headersSent && this[kHasListeners]) this.#noteLength(body);
     }
-    this.req._end();
+    this.req[kEnd]();
   }
 
   #afterEnd(): void {
     this.#phase = Phase.Done;
-    this.server._finished(this.req, this, false);
+    this.#life.finished(this.req, this, false);
   }
 
   /** A write in a HEAD response: no body goes out, but onSend hooks run once, as for GET. */
   #startHead(): void {
     if (this.#headersSent || this.#hooked) return;
     this.#hooked = true;
-    this.server._beforeHead(this.req, this);
+    this.#life.beforeHead(this.req, this);
   }
 
   /** Writes the status line and headers; the caller has corked. */
@@ -989,9 +1007,9 @@ export class Response extends LazyEmitter {
   }
 
   /** @internal Completes a WebSocket upgrade; headers set so far go out with the 101. */
-  _upgrade(data: unknown, key: string, protocol: string, extensions: string): void {
+  [kUpgrade](data: unknown, key: string, protocol: string, extensions: string): void {
     if (this.#phase >= Phase.Done) return;
-    if (this.#hold !== null && this.#defer((go) => go && this._upgrade(data, key, protocol, extensions), true)) return;
+    if (this.#hold !== null && this.#defer((go) => go && this[kUpgrade](data, key, protocol, extensions), true)) return;
     this.#beforeEnd();
     const ures = this.#ures;
     const go = () => {
@@ -1012,7 +1030,7 @@ export class Response extends LazyEmitter {
   }
 
   /** @internal The uWS callback returned without a full answer. */
-  _detach(): void {
+  [kDetach](): void {
     if (this.#phase === Phase.Sync) this.#phase = Phase.Async;
   }
 
@@ -1024,7 +1042,7 @@ export class Response extends LazyEmitter {
    * this must be called after the body's promise was settled: the continuation of an `await` on
    * it is queued at that moment and then runs first.
    */
-  _corkedUntilMicrotasks(): void {
+  [kCork](): void {
     if (this.#phase !== Phase.Async) return;
     this.#phase = Phase.Sync;
     // Not queueMicrotask: Node wraps each call in an AsyncResource, several times the cost.
@@ -1034,12 +1052,12 @@ export class Response extends LazyEmitter {
   }
 
   /** @internal The server is shutting down: ask the client to close the connection. */
-  _closeAfter(): void {
+  [kCloseAfter](): void {
     this.#close = true;
   }
 
   /** @internal uWS reported the connection gone. */
-  _abort(): boolean {
+  [kAbort](): boolean {
     if (this.#phase >= Phase.Done) return false;
     this.#phase = Phase.Aborted;
     return true;

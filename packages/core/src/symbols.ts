@@ -7,3 +7,31 @@ export const kContext: unique symbol = Symbol('velox.wsContext');
 export const kOriginalUrl: unique symbol = Symbol('velox.originalUrl');
 /** The part of the path a prefixed middleware is mounted at, while it runs (Express's `baseUrl`). */
 export const kBaseUrl: unique symbol = Symbol('velox.baseUrl');
+
+// What the lifecycle calls on requests and responses, out of reach of user code and plugins.
+/** The client left: the request and the response stop (both have it). */
+export const kAbort: unique symbol = Symbol('velox.abort');
+/** The handler went async: copy what uWS's request holds before it dies (both have it). */
+export const kDetach: unique symbol = Symbol('velox.detach');
+/** The request ended synchronously: let go of what it holds. */
+export const kRelease: unique symbol = Symbol('velox.release');
+/** The response is ending: let go of the request's body. */
+export const kEnd: unique symbol = Symbol('velox.end');
+/** Keep the client's address readable after the response ends (for onResponse hooks and loggers). */
+export const kKeepAddress: unique symbol = Symbol('velox.keepAddress');
+/** The body no one read yet, which the response drains or refuses. */
+export const kUnreadBody: unique symbol = Symbol('velox.unreadBody');
+/** True when the body went over maxBodyLength. */
+export const kOverflowed: unique symbol = Symbol('velox.overflowed');
+/** The server is shutting down: ask the client to close the connection. */
+export const kCloseAfter: unique symbol = Symbol('velox.closeAfter');
+/** Completes a WebSocket upgrade. */
+export const kUpgrade: unique symbol = Symbol('velox.upgrade');
+/** Keep uWS corked until the current microtasks ran. */
+export const kCork: unique symbol = Symbol('velox.cork');
+/** True when someone listens to the emitter (a cheap check before emitting). */
+export const kHasListeners: unique symbol = Symbol('velox.hasListeners');
+/** The lifecycle's intrusive list of responses in progress. */
+export const kInflight: unique symbol = Symbol('velox.inflight');
+export const kPrevInflight: unique symbol = Symbol('velox.prevInflight');
+export const kNextInflight: unique symbol = Symbol('velox.nextInflight');

@@ -1,0 +1,132 @@
+/**
+ * Dispatch: the function uWS calls for a route builds the Request and Response, runs the route's
+ * middleware chain (computed once per route, here) and, when the handler goes async, puts the
+ * response on the lifecycle's in-flight list with an abort handler.
+ */
+import type { HttpRequest, HttpResponse } from '@based/uws';
+import { type ChainFn, type Fail, run } from './compose.ts';
+import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
+import { HeadCache } from './headers.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import { mountAt } from './mount.ts';
+import { Request } from './request.ts';
+import { Response } from './response.ts';
+import { PrefixRelation, prefixMatcher, relateToPrefix } from './routing.ts';
+import type { MiddlewareWrapper } from './server.ts';
+import { kCloseAfter, kDetach, kRelease } from './symbols.ts';
+import type { Method, Middleware } from './types.ts';
+
+/** A middleware added with `use()`, with its prefix (`''` for every route). */
+export interface ScopedMiddleware {
+  prefix: string;
+  fn: Middleware<any, any>;
+}
+
+/** The server's middlewares that apply to a pattern, then the route's own functions, as the wrappers leave each. */
+export function chainFor(life: Lifecycle, middlewares: ScopedMiddleware[], wrappers: MiddlewareWrapper[], pattern: string, own: ChainFn[]): ChainFn[] {
+  const chain: ChainFn[] = [];
+  for (const hook of life.hooks.onRequest) {
+    chain.push((req, res, next) => {
+      const result = hook(req, res) as Promise<void> | undefined;
+      if (result && typeof result.then === 'function') result.then(() => next(), next);
+      else next();
+    });
+  }
+  for (const { prefix, fn: given } of middlewares) {
+    const relation = relateToPrefix(pattern, prefix);
+    if (relation === PrefixRelation.Never) continue;
+    // What plugins' wrappers make of it (wrapMiddleware()); most often the function itself.
+    const fn = wrap(wrappers, given as ChainFn);
+    // A prefixed middleware sees req.url relative to its prefix (mount.ts); use(mw) runs as is.
+    const mounted = prefix === '' ? fn : mountAt(prefix, fn);
+    if (relation === PrefixRelation.Always) chain.push(mounted);
+    else {
+      const matches = prefixMatcher(prefix);
+      chain.push((req, res, next) => (matches(req.path) ? mounted(req, res, next) : next()));
+    }
+  }
+  // Where the route's own functions start: next('route') from before here is next() (compose.ts).
+  (chain as ChainFn[] & { routeStart?: number }).routeStart = chain.length;
+  for (const fn of own) chain.push(wrap(wrappers, fn));
+  return chain;
+}
+
+
+/** A chain function as the plugins' wrappers leave it. */
+function wrap(wrappers: MiddlewareWrapper[], fn: ChainFn): ChainFn {
+  for (let i = 0; i < wrappers.length; i++) {
+    const wrapped = wrappers[i]!(fn as Middleware<any, any>);
+    if (typeof wrapped !== 'function') throw invalidOption('A wrapMiddleware() wrapper must return a middleware function');
+    fn = wrapped as ChainFn;
+  }
+  return fn;
+}
+
+
+/** The function uWS calls for one route. */
+export function dispatcher(life: Lifecycle, method: Method, pattern: string, names: string[], chain: ChainFn[], fail: Fail, head: boolean) {
+  const fixedMethod = method === 'ANY' ? undefined : method;
+  const wildcard = pattern.endsWith('/*') ? pattern.length - 1 : -1;
+  const hasParams = names.length > 0 || wildcard >= 0;
+  // uWS matches a pattern without parameters only by the exact same path (no decoding, no
+  // case folding, no trailing-slash leniency), so that path need not be asked from uWS.
+  const fixedPath = hasParams ? undefined : pattern;
+  const shape: Record<string, string> = {};
+  for (const name of names) shape[name] = '';
+  if (wildcard >= 0) shape['*'] = '';
+  const heads = new HeadCache();
+  return (ures: HttpResponse, ureq: HttpRequest): void => {
+    let m: string | undefined = fixedMethod;
+    let isHead = head;
+    if (m === undefined) {
+      m = ureq.getCaseSensitiveMethod().toUpperCase();
+      isHead = m === 'HEAD';
+    }
+    const res = new Response(life, ures, isHead, heads);
+    const req = new Request(life.server, ureq, ures, res, m, fixedPath);
+    res.req = req;
+    if (life.closing) res[kCloseAfter]();
+    if (hasParams) {
+      const params = readParams(ureq, names, wildcard, shape);
+      if (params === undefined) {
+        fail(new VeloxError(ErrorCodes.BAD_ENCODING, 'Malformed percent-escape in the path', { status: 400 }), req, res);
+      } else {
+        req.params = params;
+        run(chain, 0, req, res, fail);
+      }
+    } else {
+      run(chain, 0, req, res, fail);
+    }
+    if (res.finished || res.aborted) {
+      // Kept apart from [kDetach] so that this common path stays small enough to inline.
+      req[kRelease]();
+      return;
+    }
+    // The handler went async: uWS needs an abort handler now, and its request dies on return.
+    res[kDetach]();
+    req[kDetach]();
+    ures.onAborted(() => life.abort(req, res));
+    life.track(res);
+  };
+}
+
+/** Reads and decodes route parameters; undefined when an escape is malformed. */
+function readParams(ureq: HttpRequest, names: string[], wildcard: number, shape: Record<string, string>): Record<string, string> | undefined {
+  // A copy of the route's own template: every request's params share one hidden class, and the
+  // stores below overwrite existing keys instead of adding properties.
+  const params = { ...shape };
+  try {
+    for (let i = 0; i < names.length; i++) {
+      // Never undefined for an index below the route's parameter count.
+      const raw = ureq.getParameter(i) as string;
+      params[names[i]!] = raw.indexOf('%') < 0 ? raw : decodeURIComponent(raw);
+    }
+    if (wildcard >= 0) {
+      const rest = ureq.getUrl().slice(wildcard);
+      params['*'] = rest.indexOf('%') < 0 ? rest : decodeURIComponent(rest);
+    }
+  } catch {
+    return undefined;
+  }
+  return params;
+}

@@ -1,0 +1,180 @@
+/**
+ * What a request needs from its server while it runs, in one small object per server: the
+ * config, the hook lists, the error path, and the list of responses still in progress. Requests
+ * and responses talk to this object, never back to `Server` itself.
+ */
+import proxyAddr from 'proxy-addr';
+import type { Fail } from './compose.ts';
+import { defaultErrorHandler, defaultNotFoundHandler, makeFail, notFound } from './error-path.ts';
+import { invalidOption } from './errors.ts';
+import type { Request } from './request.ts';
+import type { Response } from './response.ts';
+import type { Server, ServerOptions } from './server.ts';
+import { kAbort, kHasListeners, kInflight, kNextInflight, kPrevInflight } from './symbols.ts';
+import type { ErrorHandler, ErrorMiddleware, Handler, HookName, Hooks, Logger } from './types.ts';
+
+/** The server's options as the lifecycle applies them. */
+export interface Config {
+  maxBodyLength: number;
+  strict: boolean;
+  secrets: string[];
+  trust: ((addr: string, hop: number) => boolean) | undefined;
+  /** The trustProxy option as given, for `req.app.get('trust proxy')`. */
+  trustProxy: ServerOptions['trustProxy'] | false;
+  parseCookies: boolean;
+  tls: boolean;
+  exposeErrors: boolean;
+  logger: Logger | undefined;
+}
+
+/** The server's hooks, by name, in the order added. */
+export type HookLists = { [K in HookName]: Array<Hooks[K]> };
+
+/** An error handler `(err, req, res, next)` added with `addErrorHandler()`, with its prefix. */
+export interface ScopedErrorMiddleware {
+  matches: ((path: string) => boolean) | undefined;
+  fn: ErrorMiddleware<any, any>;
+}
+
+/** One per server: what its requests and responses call while they run. */
+export class Lifecycle {
+  readonly server: Server;
+  readonly config: Config;
+  readonly hooks: HookLists = {
+    onRoute: [],
+    onRequest: [],
+    onSend: [],
+    onResponse: [],
+    onError: [],
+    onListen: [],
+    onClose: [],
+    onPublish: [],
+  };
+  errorHandler: ErrorHandler<any, any> = defaultErrorHandler;
+  notFoundHandler: Handler<any, any> = defaultNotFoundHandler;
+  readonly errorMiddlewares: ScopedErrorMiddleware[] = [];
+  /** True while the server closes: responses ask clients to close their connections. */
+  closing = false;
+  /** Responses still in progress after their uWS callback returned: an intrusive list (no hashing per request). */
+  #inflight: Response | null = null;
+  #inflightCount = 0;
+  #drained: (() => void) | undefined;
+  /** The error path with no router-scoped handlers; made once (it reads the error handler when called). */
+  #serverFail: Fail | undefined;
+
+  constructor(server: Server, config: Config) {
+    this.server = server;
+    this.config = config;
+  }
+
+  /** The error path with no router-scoped handlers. */
+  get serverFail(): Fail {
+    return (this.#serverFail ??= makeFail(this, []));
+  }
+
+  /** Sends an error through the server's error path (onError hooks, then the error handlers). */
+  fail(err: unknown, req: Request, res: Response): void {
+    (this.#serverFail ??= makeFail(this, []))(err, req, res);
+  }
+
+  /** Answers with the not-found handler. */
+  notFound(req: Request, res: Response): void {
+    notFound(this, req, res);
+  }
+
+  /** Runs onSend hooks; a hook that throws is logged and skipped. */
+  beforeHead(req: Request, res: Response): void {
+    const hooks = this.hooks.onSend;
+    for (let i = 0; i < hooks.length; i++) {
+      try {
+        hooks[i]!(req, res);
+      } catch (err) {
+        this.config.logger?.error(err);
+      }
+    }
+  }
+
+  /** The response was sent, or the client left. */
+  finished(req: Request, res: Response, aborted: boolean): void {
+    if (res[kInflight] && this.#untrack(res) === 0) this.#drained?.();
+    if (!aborted) {
+      const hooks = this.hooks.onResponse;
+      for (let i = 0; i < hooks.length; i++) {
+        try {
+          hooks[i]!(req, res);
+        } catch (err) {
+          this.config.logger?.error(err);
+        }
+      }
+    }
+    if (res[kHasListeners]) {
+      if (!aborted) res.emit('finish');
+      res.emit('close');
+    }
+  }
+
+  /** uWS reported the connection gone. */
+  abort(req: Request, res: Response): void {
+    if (!res[kAbort]()) return;
+    req[kAbort]();
+    this.finished(req, res, true);
+  }
+
+  /** Puts a response that went async on the in-flight list. */
+  track(res: Response): void {
+    const head = this.#inflight;
+    res[kInflight] = true;
+    res[kPrevInflight] = null;
+    res[kNextInflight] = head;
+    if (head) head[kPrevInflight] = res;
+    this.#inflight = res;
+    this.#inflightCount++;
+  }
+
+  /** Takes a response off the in-flight list; returns how many are left. */
+  #untrack(res: Response): number {
+    const prev = res[kPrevInflight];
+    const next = res[kNextInflight];
+    if (prev) prev[kNextInflight] = next;
+    else this.#inflight = next;
+    if (next) next[kPrevInflight] = prev;
+    res[kInflight] = false;
+    res[kPrevInflight] = res[kNextInflight] = null;
+    return --this.#inflightCount;
+  }
+
+  /** The responses in progress, or none. */
+  inflight(): Response[] {
+    const list: Response[] = [];
+    for (let res = this.#inflight; res; res = res[kNextInflight]) list.push(res);
+    return list;
+  }
+
+  /** Resolves when the last response in progress ends (at once when none is). */
+  drained(): Promise<void> | undefined {
+    if (this.#inflightCount === 0) return undefined;
+    return new Promise<void>((resolve) => (this.#drained = resolve));
+  }
+
+  /** Forgets the drain waiter (close() gave up waiting or finished). */
+  stopWaiting(): void {
+    this.#drained = undefined;
+  }
+}
+
+/** Compiles the trustProxy option into a function `(addr, hop) => trusted`. */
+export function compileTrust(trust: ServerOptions['trustProxy']): Config['trust'] {
+  if (trust === undefined || trust === false) return undefined;
+  if (trust === true) return () => true;
+  if (typeof trust === 'number') {
+    if (!Number.isInteger(trust) || trust < 0) throw invalidOption('trustProxy as a number is a hop count: 1 for one proxy');
+    return (_addr, hop) => hop < trust;
+  }
+  if (typeof trust === 'function') return trust;
+  const list = typeof trust === 'string' ? trust.split(',').map((s) => s.trim()) : trust;
+  try {
+    return proxyAddr.compile(list);
+  } catch (cause) {
+    throw invalidOption(`trustProxy: ${(cause as Error).message}; give addresses, CIDR ranges or loopback/linklocal/uniquelocal`);
+  }
+}
