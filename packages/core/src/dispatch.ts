@@ -12,7 +12,7 @@ import { mountAt } from './mount.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
 import { PrefixRelation, prefixMatcher, relateToPrefix } from './routing.ts';
-import type { MiddlewareWrapper } from './server.ts';
+import type { MiddlewareWrapper } from './options.ts';
 import { kCloseAfter, kDetach, kRelease } from './symbols.ts';
 import type { Method, Middleware } from './types.ts';
 

@@ -14,7 +14,7 @@ export { normalizePrefix, pathSegments, PrefixRelation, prefixMatcher, relateToP
 export { contentType, fileContentType } from './content-type.ts';
 export { definePlaceholder, isPlaceholder, missingPlugin } from './placeholders.ts';
 
-export type { ServerOptions, ServerConfig, UseExtension, MiddlewareWrapper } from './server.ts';
+export type { ServerOptions, ServerConfig, UseExtension, MiddlewareWrapper } from './options.ts';
 export type { Decoration } from './decorate.ts';
 export type { TlsOptions, CloseOptions, ListenInfo, ListenOptions, ListenCallback } from './listen.ts';
 export type { CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './signals.ts';

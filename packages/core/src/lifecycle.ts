@@ -3,29 +3,14 @@
  * config, the hook lists, the error path, and the list of responses still in progress. Requests
  * and responses talk to this object, never back to `Server` itself.
  */
-import proxyAddr from 'proxy-addr';
 import type { Fail } from './compose.ts';
 import { defaultErrorHandler, defaultNotFoundHandler, makeFail, notFound } from './error-path.ts';
-import { invalidOption } from './errors.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
-import type { Server, ServerOptions } from './server.ts';
+import type { Config } from './options.ts';
+import type { Server } from './server.ts';
 import { kAbort, kHasListeners, kInflight, kNextInflight, kPrevInflight } from './symbols.ts';
-import type { ErrorHandler, ErrorMiddleware, Handler, HookName, Hooks, Logger } from './types.ts';
-
-/** The server's options as the lifecycle applies them. */
-export interface Config {
-  maxBodyLength: number;
-  strict: boolean;
-  secrets: string[];
-  trust: ((addr: string, hop: number) => boolean) | undefined;
-  /** The trustProxy option as given, for `req.app.get('trust proxy')`. */
-  trustProxy: ServerOptions['trustProxy'] | false;
-  parseCookies: boolean;
-  tls: boolean;
-  exposeErrors: boolean;
-  logger: Logger | undefined;
-}
+import type { ErrorHandler, ErrorMiddleware, Handler, HookName, Hooks } from './types.ts';
 
 /** The server's hooks, by name, in the order added. */
 export type HookLists = { [K in HookName]: Array<Hooks[K]> };
@@ -159,22 +144,5 @@ export class Lifecycle {
   /** Forgets the drain waiter (close() gave up waiting or finished). */
   stopWaiting(): void {
     this.#drained = undefined;
-  }
-}
-
-/** Compiles the trustProxy option into a function `(addr, hop) => trusted`. */
-export function compileTrust(trust: ServerOptions['trustProxy']): Config['trust'] {
-  if (trust === undefined || trust === false) return undefined;
-  if (trust === true) return () => true;
-  if (typeof trust === 'number') {
-    if (!Number.isInteger(trust) || trust < 0) throw invalidOption('trustProxy as a number is a hop count: 1 for one proxy');
-    return (_addr, hop) => hop < trust;
-  }
-  if (typeof trust === 'function') return trust;
-  const list = typeof trust === 'string' ? trust.split(',').map((s) => s.trim()) : trust;
-  try {
-    return proxyAddr.compile(list);
-  } catch (cause) {
-    throw invalidOption(`trustProxy: ${(cause as Error).message}; give addresses, CIDR ranges or loopback/linklocal/uniquelocal`);
   }
 }

@@ -8,140 +8,21 @@
 import type { TemplatedApp, us_listen_socket } from '@based/uws';
 import type { ChainFn } from './compose.ts';
 import { type Decoration, decorate } from './decorate.ts';
-import { chainFor, dispatcher, type ScopedMiddleware } from './dispatch.ts';
-import { makeFail } from './error-path.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
-import { type Config, compileTrust, type HookLists, Lifecycle } from './lifecycle.ts';
-import {
-  bind,
-  type CloseOptions,
-  createTlsApp,
-  drain,
-  type ListenCallback,
-  type ListenInfo,
-  type ListenOptions,
-  type ListenTarget,
-  parseListenArgs,
-  type TlsOptions,
-} from './listen.ts';
+import { type HookLists, Lifecycle } from './lifecycle.ts';
+import { bind, type CloseOptions, createTlsApp, drain, type ListenCallback, type ListenInfo, type ListenOptions, type ListenTarget, parseListenArgs } from './listen.ts';
+import { type Config, type MiddlewareWrapper, parseOptions, type ServerConfig, type ServerOptions, type UseExtension } from './options.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
-import { normalizePrefix, paramNames, prefixMatcher } from './routing.ts';
+import { RouteTable } from './route-table.ts';
+import { normalizePrefix, prefixMatcher } from './routing.ts';
 import { type CloseOnSignalsOptions, installSignals } from './signals.ts';
 import { kConfig, kHooks } from './symbols.ts';
-import type {
-  ErrorHandler,
-  ErrorMiddleware,
-  Handler,
-  HookName,
-  Hooks,
-  Logger,
-  Method,
-  Middleware,
-  Mountable,
-  ParamsOf,
-  Plugin,
-  RouteDefinition,
-  RouteHandler,
-  RouteInfo,
-} from './types.ts';
+import type { ErrorHandler, ErrorMiddleware, Handler, HookName, Hooks, Logger, Method, Middleware, Mountable, ParamsOf, Plugin, RouteDefinition, RouteHandler, RouteInfo } from './types.ts';
 import { loadUws, type Uws } from './uws.ts';
 import { type PublishOptions, type WebSocketMessage, type WebSocketRoute, WebSocketRoutes } from './ws-routes.ts';
 
 
-/** Options of {@link Server}. */
-export interface ServerOptions {
-  /** Largest body `req.text()`, `json()`, `buffer()` and `urlencoded()` accept, in bytes; more answers 413. Default: 1 MiB. */
-  maxBodyLength?: number;
-  /**
-   * Which proxies to believe for `X-Forwarded-For/-Proto/-Host`: `true` (all), a hop count, an
-   * address, CIDR range or name (`loopback`, `linklocal`, `uniquelocal`), a list of them, or
-   * `(addr, hop) => boolean`. Default: `false` (none).
-   */
-  trustProxy?: boolean | number | string | string[] | ((addr: string, hop: number) => boolean);
-  /**
-   * Secret(s) for signed cookies; the first signs, all verify (rotation). Where cookie-parser
-   * runs, its secret (`req.secret`) signs and its `req.signedCookies` replace these, as in
-   * Express. Default: none.
-   */
-  cookieSecret?: string | string[];
-  /** Serve HTTPS. Default: none (plain HTTP). */
-  tls?: TlsOptions;
-  /** Send messages and stacks of 5xx errors to the client (development only). Default: `false`. */
-  exposeErrors?: boolean;
-  /** Where errors are logged; `false` for nowhere. Default: `console`. */
-  logger?: Logger | false;
-  /**
-   * Parse the Cookie header into `req.cookies` and `req.signedCookies` (on first read). With
-   * `false`, they are undefined until a middleware sets them. cookie-parser needs neither: on the
-   * routes where it runs, it parses and its result wins, as in Express. Default: `true`.
-   */
-  parseCookies?: boolean;
-  /**
-   * Treat `/users` and `/users/` as different paths. With `false`, every route (but `/` and
-   * `/*` ones) is registered natively under both spellings, as `@velox/router` does, so both
-   * match at the same cost. A route can say otherwise with `addRoute({ …, strict })`.
-   * WebSocket routes always match exactly. Default: `false`.
-   */
-  strict?: boolean;
-}
-
-/**
- * The options a server was made with, as core applies them: what {@link Server.config} gives.
- * @example
- * ```ts
- * const plugin: Plugin = (server) => {
- *   if (server.config.trustProxy === false) server.logger?.warn('behind a proxy? set trustProxy');
- * };
- * ```
- */
-export interface ServerConfig {
-  /** `maxBodyLength` (1048576 unless given). */
-  readonly maxBodyLength: number;
-  /** `strict` (false unless given). */
-  readonly strict: boolean;
-  /** `trustProxy` as given (false unless given). */
-  readonly trustProxy: NonNullable<ServerOptions['trustProxy']>;
-  /** The test `trustProxy` compiles to, `(address, hop) => trusted`; undefined when no proxy is trusted. */
-  readonly trust: ((addr: string, hop: number) => boolean) | undefined;
-  /** `parseCookies` (true unless given). */
-  readonly parseCookies: boolean;
-  /** Whether the server serves HTTPS (`tls` was given). */
-  readonly tls: boolean;
-  /** `exposeErrors` (false unless given). */
-  readonly exposeErrors: boolean;
-}
-
-/**
- * What a plugin registers with {@link Server.extendUse}: offered each argument `use()` gets, in
- * order, with its prefix (`''` for none); returns true when it took the argument.
- * @example
- * ```ts
- * const takeMaps: UseExtension = (item, prefix) => item instanceof Map && (register(prefix, item), true);
- * ```
- */
-export type UseExtension = (item: unknown, prefix: string) => boolean;
-
-/**
- * What a plugin registers with {@link Server.wrapMiddleware}: given each middleware and handler
- * of a route's chain as the chain is built, returns the function to run in its place (or the same one).
- * @example
- * ```ts
- * const named: MiddlewareWrapper = (fn) => (req, res, next) => { req.locals.last = fn.name; return fn(req, res, next); };
- * ```
- */
-export type MiddlewareWrapper = (fn: Middleware<any, any>) => Middleware<any, any>;
-
-const METHODS: Record<Method, 'get' | 'post' | 'put' | 'patch' | 'del' | 'head' | 'options' | 'any'> = {
-  GET: 'get',
-  POST: 'post',
-  PUT: 'put',
-  PATCH: 'patch',
-  DELETE: 'del',
-  HEAD: 'head',
-  OPTIONS: 'options',
-  ANY: 'any',
-};
 
 /**
  * A Velox HTTP server on uWebSockets.js.
@@ -169,47 +50,23 @@ export class Server {
   #uwsModule: Uws;
   #app: TemplatedApp;
   #ws: WebSocketRoutes;
-  #middlewares: ScopedMiddleware[] = [];
-  /** What plugins added with extendUse() and wrapMiddleware(). */
+  #table: RouteTable;
+  /** What plugins added with extendUse(). */
   #useExtensions: UseExtension[] = [];
-  #wrappers: MiddlewareWrapper[] = [];
   #publicConfig: ServerConfig | undefined;
-  #routes = new Map<string, RouteDefinition>();
-  /** The trailing-slash twins core added itself (strict off), to explain a clash with one. */
-  #twins = new WeakSet<RouteDefinition>();
   #pending: Promise<void> | undefined;
   #listenSocket: us_listen_socket | undefined;
-  #mounted = false;
   #uninstallSignals: (() => void) | undefined;
 
   constructor(options: ServerOptions = {}) {
-    const maxBodyLength = options.maxBodyLength ?? 1024 * 1024;
-    if (!(Number.isInteger(maxBodyLength) && maxBodyLength >= 0)) {
-      throw invalidOption(`maxBodyLength must be a whole number of bytes, e.g. 1048576 for 1 MiB; got ${options.maxBodyLength}`);
-    }
-    const strict = options.strict ?? false;
-    if (typeof strict !== 'boolean') throw invalidOption(`strict must be true or false; got ${String(options.strict)}`);
-    const secrets = options.cookieSecret === undefined ? [] : ([] as string[]).concat(options.cookieSecret);
-    if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
-      throw invalidOption('cookieSecret must be a non-empty string or a list of them (first signs, all verify)');
-    }
-    const config: Config = {
-      maxBodyLength,
-      strict,
-      secrets,
-      trust: compileTrust(options.trustProxy),
-      trustProxy: options.trustProxy ?? false,
-      parseCookies: options.parseCookies ?? true,
-      tls: options.tls !== undefined,
-      exposeErrors: options.exposeErrors ?? false,
-      logger: options.logger === false ? undefined : (options.logger ?? console),
-    };
+    const config: Config = parseOptions(options);
     this.#life = new Lifecycle(this, config);
     this[kConfig] = config;
     this[kHooks] = this.#life.hooks;
     this.#uwsModule = loadUws();
     this.#app = options.tls ? createTlsApp(this.#uwsModule, options.tls) : this.#uwsModule.App();
     this.#ws = new WebSocketRoutes(this.#life, this.#app);
+    this.#table = new RouteTable(this.#life, this.#app, this.#ws);
   }
 
   /**
@@ -276,7 +133,7 @@ export class Server {
    */
   use(...args: Array<string | Middleware<any, any> | Mountable>): this;
   use(...args: unknown[]): this {
-    if (this.#mounted) throw invalidOption('use() must come before listen(): middleware chains are computed once, at listen');
+    if (this.#table.mounted) throw invalidOption('use() must come before listen(): middleware chains are computed once, at listen');
     let prefix = '';
     if (typeof args[0] === 'string') prefix = normalizePrefix(args.shift() as string);
     if (args.length === 0) throw invalidOption('use() needs at least one middleware or router');
@@ -289,7 +146,7 @@ export class Server {
           "use() got a function of four arguments, an Express error middleware (err, req, res, next): it needs the nodeCompat plugin of @velox/express: import { nodeCompat } from '@velox/express'; await app.register(nodeCompat) before this use(), or add it with app.addErrorHandler()",
         );
       }
-      if (typeof item === 'function') this.#middlewares.push({ prefix, fn: item as Middleware<any, any> });
+      if (typeof item === 'function') this.#table.middlewares.push({ prefix, fn: item as Middleware<any, any> });
       else if (item && typeof (item as Mountable).mount === 'function') (item as Mountable).mount(this, prefix);
       else throw invalidOption(`use() takes middleware functions or routers, got ${item === null ? 'null' : typeof item}`);
     }
@@ -370,8 +227,8 @@ export class Server {
    */
   wrapMiddleware(wrap: MiddlewareWrapper): this {
     if (typeof wrap !== 'function') throw invalidOption('wrapMiddleware() takes a function (middleware) => middleware');
-    if (this.#mounted) throw invalidOption('wrapMiddleware() must come before listen(): middleware chains are computed once, at listen');
-    this.#wrappers.push(wrap);
+    if (this.#table.mounted) throw invalidOption('wrapMiddleware() must come before listen(): middleware chains are computed once, at listen');
+    this.#table.wrappers.push(wrap);
     return this;
   }
 
@@ -419,41 +276,7 @@ export class Server {
    * ```
    */
   addRoute(route: RouteDefinition): this {
-    if (!(route.method in METHODS)) throw invalidOption(`Unknown method ${route.method}; use one of ${Object.keys(METHODS).join(', ')}`);
-    paramNames(route.path);
-    if (route.handlers.length === 0 || route.handlers.some((h) => typeof h !== 'function')) {
-      throw invalidOption(`${route.method} ${route.path} needs a handler function`);
-    }
-    if (route.strict !== undefined && typeof route.strict !== 'boolean') {
-      throw invalidOption(`${route.method} ${route.path}: strict must be true or false; got ${String(route.strict)}`);
-    }
-    const key = `${route.method} ${route.path}`;
-    const existing = this.#routes.get(key);
-    if (existing) {
-      const why = this.#twins.has(existing) ? `, as the twin of ${route.method} ${twinOf(route.path)}: ${ONE_PATH}` : '';
-      throw new VeloxError(ErrorCodes.DUPLICATE_ROUTE, `${route.method} ${route.path} is already registered${why}`);
-    }
-    const twin = (route.strict ?? this[kConfig].strict) ? undefined : twinOf(route.path);
-    if (twin !== undefined && this.#routes.has(`${route.method} ${twin}`)) {
-      throw new VeloxError(
-        ErrorCodes.DUPLICATE_ROUTE,
-        `${route.method} ${route.path} is already registered as ${route.method} ${twin}: ${ONE_PATH}`,
-      );
-    }
-    if (key === 'ANY /*' && this.#mounted) {
-      throw new VeloxError(
-        ErrorCodes.DUPLICATE_ROUTE,
-        'ANY /* is the not-found route once the server listens; register your catch-all before listen(), or use setNotFoundHandler()',
-      );
-    }
-    this.#routes.set(key, route);
-    for (const hook of this[kHooks].onRoute) hook(route);
-    if (this.#mounted) this.#mount(route);
-    if (twin !== undefined) {
-      const definition: RouteDefinition = { ...route, path: twin, strict: true };
-      this.#twins.add(definition);
-      this.addRoute(definition);
-    }
+    this.#table.add(route);
     return this;
   }
 
@@ -465,7 +288,7 @@ export class Server {
    * ```
    */
   routes(): RouteInfo[] {
-    return [...this.#routes.values()].map(({ method, path }) => ({ method, path }));
+    return this.#table.list();
   }
 
   /**
@@ -486,7 +309,7 @@ export class Server {
     ...args: [...Array<Middleware<any, any>>, WebSocketRoute<UserData, ParamsOf<Path>>]
   ): this {
     const behavior = args.pop() as WebSocketRoute<UserData, any>;
-    this.#ws.add(this, pattern, args as Array<Middleware<any, any>>, behavior, (p, own) => this.#chainFor(p, own), this.#mounted);
+    this.#ws.add(this, pattern, args as Array<Middleware<any, any>>, behavior, (p, own) => this.#table.chainFor(p, own), this.#table.mounted);
     return this;
   }
 
@@ -541,7 +364,7 @@ export class Server {
     const list = this[kHooks][name] as Array<Hooks[K]> | undefined;
     if (!list) throw invalidOption(`Unknown hook "${String(name)}"; hooks are ${Object.keys(this[kHooks]).join(', ')}`);
     if (typeof hook !== 'function') throw invalidOption(`Hook ${name} must be a function`);
-    if (this.#mounted && (name === 'onRequest' || name === 'onRoute')) {
+    if (this.#table.mounted && (name === 'onRequest' || name === 'onRoute')) {
       throw invalidOption(`${name} hooks must be added before listen()`);
     }
     list.push(hook);
@@ -689,10 +512,7 @@ export class Server {
   async #listen(target: ListenTarget): Promise<ListenInfo> {
     if (this.#listenSocket) throw invalidOption('The server is already listening');
     await this.ready();
-    if (!this.#mounted) {
-      this.#mounted = true;
-      this.#mountAll();
-    }
+    if (!this.#table.mounted) this.#table.mount();
     const { socket, info } = await bind(this.#uwsModule, this.#app, target);
     this.#listenSocket = socket;
     this.#life.closing = false;
@@ -782,45 +602,4 @@ export class Server {
   #add(method: Method, pattern: string, handlers: ChainFn[]): this {
     return this.addRoute({ method, path: pattern, handlers });
   }
-
-  #mountAll(): void {
-    for (const route of this.#routes.values()) this.#mount(route);
-    this.#ws.mount();
-    // A user's own ANY /* is the fall-through then (uWS allows one handler per pattern).
-    if (this.#routes.has('ANY /*')) return;
-    const life = this.#life;
-    const notFound: ChainFn = (req, res) => life.notFoundHandler(req, res);
-    const chain = this.#chainFor('/*', [notFound]);
-    this.#app.any('/*', dispatcher(life, 'ANY', '/*', [], chain, life.serverFail, false));
-  }
-
-  /** Registers one route on uWS, and its HEAD twin for GET routes. */
-  #mount(route: RouteDefinition): void {
-    const life = this.#life;
-    const names = paramNames(route.path);
-    const chain = this.#chainFor(route.path, route.handlers as ChainFn[]);
-    const fail = makeFail(life, route.errorHandlers ?? []);
-    const method = route.method;
-    this.#app[METHODS[method]](route.path, dispatcher(life, method, route.path, names, chain, fail, method === 'HEAD'));
-    if (method === 'GET' && !this.#routes.has(`HEAD ${route.path}`)) {
-      this.#app.head(route.path, dispatcher(life, 'HEAD', route.path, names, chain, fail, true));
-    }
-  }
-
-  /** The server's middlewares that apply to a pattern, then the route's own functions. */
-  #chainFor(pattern: string, own: ChainFn[]): ChainFn[] {
-    return chainFor(this.#life, this.#middlewares, this.#wrappers, pattern, own);
-  }
-}
-
-const ONE_PATH =
-  "with strict off, a path with and without a trailing slash is one path (new Server({ strict: true }) or addRoute({ strict: true }) tells them apart)";
-
-/**
- * The other spelling of a route's path, with or without a trailing slash; none for `/` and for
- * a `/*` route (which matches what follows the slash already).
- */
-function twinOf(path: string): string | undefined {
-  if (path === '/' || path.endsWith('/*')) return undefined;
-  return path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
 }

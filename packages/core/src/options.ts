@@ -1,0 +1,147 @@
+/**
+ * The server's options: their types, and how `new Server(options)` checks them and fills in the
+ * defaults (a bad option throws at start-up, saying what to write instead).
+ */
+import proxyAddr from 'proxy-addr';
+import { invalidOption } from './errors.ts';
+import type { TlsOptions } from './listen.ts';
+import type { Logger, Middleware } from './types.ts';
+
+/** Options of {@link Server}. */
+export interface ServerOptions {
+  /** Largest body `req.text()`, `json()`, `buffer()` and `urlencoded()` accept, in bytes; more answers 413. Default: 1 MiB. */
+  maxBodyLength?: number;
+  /**
+   * Which proxies to believe for `X-Forwarded-For/-Proto/-Host`: `true` (all), a hop count, an
+   * address, CIDR range or name (`loopback`, `linklocal`, `uniquelocal`), a list of them, or
+   * `(addr, hop) => boolean`. Default: `false` (none).
+   */
+  trustProxy?: boolean | number | string | string[] | ((addr: string, hop: number) => boolean);
+  /**
+   * Secret(s) for signed cookies; the first signs, all verify (rotation). Where cookie-parser
+   * runs, its secret (`req.secret`) signs and its `req.signedCookies` replace these, as in
+   * Express. Default: none.
+   */
+  cookieSecret?: string | string[];
+  /** Serve HTTPS. Default: none (plain HTTP). */
+  tls?: TlsOptions;
+  /** Send messages and stacks of 5xx errors to the client (development only). Default: `false`. */
+  exposeErrors?: boolean;
+  /** Where errors are logged; `false` for nowhere. Default: `console`. */
+  logger?: Logger | false;
+  /**
+   * Parse the Cookie header into `req.cookies` and `req.signedCookies` (on first read). With
+   * `false`, they are undefined until a middleware sets them. cookie-parser needs neither: on the
+   * routes where it runs, it parses and its result wins, as in Express. Default: `true`.
+   */
+  parseCookies?: boolean;
+  /**
+   * Treat `/users` and `/users/` as different paths. With `false`, every route (but `/` and
+   * `/*` ones) is registered natively under both spellings, as `@velox/router` does, so both
+   * match at the same cost. A route can say otherwise with `addRoute({ …, strict })`.
+   * WebSocket routes always match exactly. Default: `false`.
+   */
+  strict?: boolean;
+}
+
+/**
+ * The options a server was made with, as core applies them: what {@link Server.config} gives.
+ * @example
+ * ```ts
+ * const plugin: Plugin = (server) => {
+ *   if (server.config.trustProxy === false) server.logger?.warn('behind a proxy? set trustProxy');
+ * };
+ * ```
+ */
+export interface ServerConfig {
+  /** `maxBodyLength` (1048576 unless given). */
+  readonly maxBodyLength: number;
+  /** `strict` (false unless given). */
+  readonly strict: boolean;
+  /** `trustProxy` as given (false unless given). */
+  readonly trustProxy: NonNullable<ServerOptions['trustProxy']>;
+  /** The test `trustProxy` compiles to, `(address, hop) => trusted`; undefined when no proxy is trusted. */
+  readonly trust: ((addr: string, hop: number) => boolean) | undefined;
+  /** `parseCookies` (true unless given). */
+  readonly parseCookies: boolean;
+  /** Whether the server serves HTTPS (`tls` was given). */
+  readonly tls: boolean;
+  /** `exposeErrors` (false unless given). */
+  readonly exposeErrors: boolean;
+}
+
+/**
+ * What a plugin registers with {@link Server.extendUse}: offered each argument `use()` gets, in
+ * order, with its prefix (`''` for none); returns true when it took the argument.
+ * @example
+ * ```ts
+ * const takeMaps: UseExtension = (item, prefix) => item instanceof Map && (register(prefix, item), true);
+ * ```
+ */
+export type UseExtension = (item: unknown, prefix: string) => boolean;
+
+/**
+ * What a plugin registers with {@link Server.wrapMiddleware}: given each middleware and handler
+ * of a route's chain as the chain is built, returns the function to run in its place (or the same one).
+ * @example
+ * ```ts
+ * const named: MiddlewareWrapper = (fn) => (req, res, next) => { req.locals.last = fn.name; return fn(req, res, next); };
+ * ```
+ */
+export type MiddlewareWrapper = (fn: Middleware<any, any>) => Middleware<any, any>;
+
+/** The server's options as the lifecycle applies them. */
+export interface Config {
+  maxBodyLength: number;
+  strict: boolean;
+  secrets: string[];
+  trust: ((addr: string, hop: number) => boolean) | undefined;
+  /** The trustProxy option as given, for `req.app.get('trust proxy')`. */
+  trustProxy: ServerOptions['trustProxy'] | false;
+  parseCookies: boolean;
+  tls: boolean;
+  exposeErrors: boolean;
+  logger: Logger | undefined;
+}
+
+/** Checks the options and fills in the defaults. */
+export function parseOptions(options: ServerOptions): Config {
+  const maxBodyLength = options.maxBodyLength ?? 1024 * 1024;
+  if (!(Number.isInteger(maxBodyLength) && maxBodyLength >= 0)) {
+    throw invalidOption(`maxBodyLength must be a whole number of bytes, e.g. 1048576 for 1 MiB; got ${options.maxBodyLength}`);
+  }
+  const strict = options.strict ?? false;
+  if (typeof strict !== 'boolean') throw invalidOption(`strict must be true or false; got ${String(options.strict)}`);
+  const secrets = options.cookieSecret === undefined ? [] : ([] as string[]).concat(options.cookieSecret);
+  if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
+    throw invalidOption('cookieSecret must be a non-empty string or a list of them (first signs, all verify)');
+  }
+  return {
+    maxBodyLength,
+    strict,
+    secrets,
+    trust: compileTrust(options.trustProxy),
+    trustProxy: options.trustProxy ?? false,
+    parseCookies: options.parseCookies ?? true,
+    tls: options.tls !== undefined,
+    exposeErrors: options.exposeErrors ?? false,
+    logger: options.logger === false ? undefined : (options.logger ?? console),
+  };
+}
+
+/** Compiles the trustProxy option into a function `(addr, hop) => trusted`. */
+function compileTrust(trust: ServerOptions['trustProxy']): Config['trust'] {
+  if (trust === undefined || trust === false) return undefined;
+  if (trust === true) return () => true;
+  if (typeof trust === 'number') {
+    if (!Number.isInteger(trust) || trust < 0) throw invalidOption('trustProxy as a number is a hop count: 1 for one proxy');
+    return (_addr, hop) => hop < trust;
+  }
+  if (typeof trust === 'function') return trust;
+  const list = typeof trust === 'string' ? trust.split(',').map((s) => s.trim()) : trust;
+  try {
+    return proxyAddr.compile(list);
+  } catch (cause) {
+    throw invalidOption(`trustProxy: ${(cause as Error).message}; give addresses, CIDR ranges or loopback/linklocal/uniquelocal`);
+  }
+}
