@@ -397,3 +397,51 @@ function responseEnded(): VeloxError {
 function consumed(): VeloxError {
   return new VeloxError(ErrorCodes.BODY_CONSUMED, 'The body was already read', { status: 500, expose: false });
 }
+
+/**
+ * How a request's body is framed, from its Content-Length and Transfer-Encoding lines (`conflict`:
+ * Content-Length lines that disagree): the length in bytes (0 for no body), -1 for chunked, or,
+ * as a string, why the framing is unsafe (the request is answered 400 and its connection closed).
+ */
+export function bodyFraming(length: string | undefined, coding: string | undefined, conflict: boolean): number | string {
+  if (coding !== undefined) {
+    if (length !== undefined) return 'Content-Length and Transfer-Encoding together';
+    if (!isChunked(coding)) return `Transfer-Encoding must be chunked, got ${quote(coding)}`;
+    return -1;
+  }
+  if (length === undefined) return 0;
+  if (conflict) return 'Content-Length sent more than once, with different values';
+  const n = contentLength(length);
+  if (n < 0) return `Content-Length must be a number of bytes, got ${quote(length)}`;
+  return n;
+}
+
+/**
+ * The value of a Content-Length header, or -1 when it is not a plain decimal number of 1 to 15
+ * digits. uWS answers 400 to other characters itself, but only after the route ran; it reads an
+ * empty value as no body, and up to 18 digits, past what a JavaScript number holds exactly (no
+ * body is that long: Velox refuses more than 15). A loop over the digits:
+ * `Number(text)` goes through V8's generic string-to-number conversion, which also computes and
+ * stores the string's hash, several times the cost for a short value.
+ */
+function contentLength(text: string): number {
+  const length = text.length;
+  if (length === 0 || length > 15) return -1;
+  let n = 0;
+  for (let i = 0; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    n = n * 10 + digit;
+  }
+  return n;
+}
+
+/** True for `chunked` alone (any case; the spaces and tabs around a field value are not part of it). */
+function isChunked(coding: string): boolean {
+  return coding === 'chunked' || coding.replace(/^[ \t]+|[ \t]+$/g, '').toLowerCase() === 'chunked';
+}
+
+/** A client-sent value, quoted and cut short, for an error message. */
+export function quote(value: string): string {
+  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}

@@ -7,6 +7,7 @@
 import type { KeyObject } from 'node:crypto';
 import { parse, type SerializeOptions, serialize } from 'cookie';
 import { sign, unsign } from 'cookie-signature';
+import { Bag } from './bag.ts';
 
 /** The options of a Set-Cookie header, as the `cookie` module takes them (`maxAge` in seconds). */
 export type CookieSerializeOptions = SerializeOptions;
@@ -59,4 +60,34 @@ export function signCookieValue(value: string, secret: CookieSecret): string {
  */
 export function unsignCookieValue(signed: string, secret: CookieSecret): string | false {
   return unsign(signed, secret);
+}
+
+/**
+ * @internal The signed cookies among `cookies` (values `s:<value>.<signature>`), each the value
+ * when its signature checks out against one of `secrets`, else `false` (`req.signedCookies`).
+ */
+export function readSignedCookies(cookies: Record<string, string>, secrets: string[]): Record<string, string | false> {
+  const out = new Bag<string | false>();
+  if (secrets.length === 0) return out;
+  for (const name in cookies) {
+    const value = cookies[name]!;
+    if (!value.startsWith('s:')) continue;
+    out[name] = false;
+    for (const secret of secrets) {
+      const plain = unsignCookieValue(value.slice(2), secret);
+      if (plain !== false) {
+        out[name] = plain;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** The prototypes of the records the `cookies` getter makes: the cookie module's, and Bag's. */
+const OWN_COOKIES = [Object.getPrototypeOf(parseCookieHeader('a=b')), Object.getPrototypeOf(new Bag<string>())];
+/** @internal Whether `req.cookies` holds the record Velox parsed (rather than one a middleware assigned). */
+export function isOwnCookies(cookies: object): boolean {
+  const proto = Object.getPrototypeOf(cookies);
+  return proto === OWN_COOKIES[0] || proto === OWN_COOKIES[1];
 }

@@ -19,7 +19,7 @@ export type { Decoration } from './decorate.ts';
 export type { TlsOptions, CloseOptions, ListenInfo, ListenOptions, ListenCallback } from './listen.ts';
 export type { CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './signals.ts';
 export type { WebSocketRoute, WebSocketMessage, PublishOptions } from './ws-routes.ts';
-export type { Query, Headers, JsonOptions } from './request.ts';
+export type { Query, Headers, JsonOptions } from './types.ts';
 export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
 export type { HeaderValue } from './headers.ts';
 export type { PluginFix, PlaceholderKind, PlaceholderTarget } from './placeholders.ts';

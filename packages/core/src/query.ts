@@ -4,7 +4,7 @@
  * arrays; a malformed escape is kept as sent.
  */
 import { Bag } from './bag.ts';
-import type { Query } from './request.ts';
+import type { Query } from './types.ts';
 
 const AMP = 38;
 const EQ = 61;

@@ -6,10 +6,11 @@
 import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
 import type { HttpRequest, HttpResponse } from '@based/uws';
-import { As, Body, isJsonType } from './body.ts';
+import { As, Body, bodyFraming, isJsonType, quote } from './body.ts';
 import { Bag } from './bag.ts';
-import { parseCookieHeader, unsignCookieValue } from './cookies.ts';
+import { isOwnCookies, parseCookieHeader, readSignedCookies } from './cookies.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import { forwardedChain, textAddress, trusted } from './forwarded.ts';
 import { installRequestHelpers } from './negotiation.ts';
 import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
@@ -27,31 +28,8 @@ import {
   kRelease,
   kUnreadBody,
 } from './symbols.ts';
+import type { Headers, JsonOptions, Query } from './types.ts';
 
-/** Parsed query string: repeated keys become arrays. */
-export type Query = Record<string, string | string[] | undefined>;
-/** Request headers, with lower-case names. Repeated headers are joined with `, ` (cookies with `; `). */
-export type Headers = Record<string, string | undefined>;
-
-/**
- * Options of {@link Request.json}.
- *
- * @example
- * ```ts
- * // navigator.sendBeacon() posts a string as text/plain: this route takes JSON in any type.
- * const options: JsonOptions = { anyType: true };
- * app.post('/beacon', async (req, res) => res.json(await req.json(options)));
- * ```
- */
-export interface JsonOptions {
-  /**
-   * Parse the body as JSON whatever its Content-Type says, or when it has none. Default: `false`:
-   * only `application/json` and `+json` types are parsed, anything else answers 415
-   * (`VELOX_ERR_UNSUPPORTED_MEDIA_TYPE`), so that a cross-site form (which can send `text/plain`
-   * without a CORS preflight) never reaches a JSON route.
-   */
-  anyType?: boolean;
-}
 
 /**
  * Headers that `get()` always reads whole, repeats joined, even while uWS's request is live (uWS's
@@ -314,22 +292,8 @@ export class Request<Params = Record<string, string>, Q = Query> {
   get signedCookies(): Record<string, string | false> {
     if (this.#signedCookies || !this.server[kConfig].parseCookies) return this.#signedCookies!;
     const secrets = this.server[kConfig].secrets;
-    const out = new Bag<string | false>();
-    if (secrets.length === 0) return (this.#signedCookies = out);
-    const cookies = this.cookies;
-    for (const name in cookies) {
-      const value = cookies[name]!;
-      if (!value.startsWith('s:')) continue;
-      out[name] = false;
-      for (const secret of secrets) {
-        const plain = unsignCookieValue(value.slice(2), secret);
-        if (plain !== false) {
-          out[name] = plain;
-          break;
-        }
-      }
-    }
-    return (this.#signedCookies = out);
+    // No secret, nothing to verify: the Cookie header is not even parsed.
+    return (this.#signedCookies = readSignedCookies(secrets.length > 0 ? this.cookies : {}, secrets));
   }
   set signedCookies(value: Record<string, string | false>) {
     this.#signedCookies = value;
@@ -344,19 +308,19 @@ export class Request<Params = Record<string, string>, Q = Query> {
 
   /** The client address: the socket's, or with `trustProxy`, the closest untrusted one in `X-Forwarded-For`. */
   get ip(): string {
-    const ips = this.#chain();
+    const ips = forwardedChain(this, this.server[kConfig].trust);
     return ips[ips.length - 1] ?? '';
   }
 
   /** With `trustProxy`: the client address and the proxies it came through, client first. Else empty. */
   get ips(): string[] {
     if (!this.server[kConfig].trust) return [];
-    return this.#chain().slice(1).reverse();
+    return forwardedChain(this, this.server[kConfig].trust).slice(1).reverse();
   }
 
   /** The host name from `Host` (or `X-Forwarded-Host` with `trustProxy`), without the port. */
   get hostname(): string {
-    let host = (this.#trusted() && this.get('x-forwarded-host')?.split(',')[0]?.trim()) || this.get('host') || '';
+    let host = (trusted(this, this.server[kConfig].trust) && this.get('x-forwarded-host')?.split(',')[0]?.trim()) || this.get('host') || '';
     if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
     const colon = host.indexOf(':');
     if (colon >= 0) host = host.slice(0, colon);
@@ -366,7 +330,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
   /** `https` or `http`; with `trustProxy`, `X-Forwarded-Proto` counts. */
   get protocol(): string {
     const own = this.server[kConfig].tls ? 'https' : 'http';
-    if (!this.#trusted()) return own;
+    if (!trusted(this, this.server[kConfig].trust)) return own;
     const forwarded = this.get('x-forwarded-proto');
     return forwarded ? forwarded.split(',')[0]!.trim().toLowerCase() : own;
   }
@@ -540,16 +504,9 @@ export class Request<Params = Record<string, string>, Q = Query> {
         }
       }
     }
-    if (coding !== undefined) {
-      if (length !== undefined) return this.#badFraming('Content-Length and Transfer-Encoding together');
-      if (!isChunked(coding)) return this.#badFraming(`Transfer-Encoding must be chunked, got ${quote(coding)}`);
-      return (this.#body = new Body(this.#ures, this.res, -1));
-    }
-    if (length === undefined) return (this.#body = null);
-    if (conflict) return this.#badFraming('Content-Length sent more than once, with different values');
-    const n = contentLength(length);
-    if (n < 0) return this.#badFraming(`Content-Length must be a number of bytes, got ${quote(length)}`);
-    return (this.#body = n > 0 ? new Body(this.#ures, this.res, n) : null);
+    const framing = bodyFraming(length, coding, conflict);
+    if (typeof framing === 'string') return this.#badFraming(framing);
+    return (this.#body = framing !== 0 ? new Body(this.#ures, this.res, framing) : null);
   }
 
   /** The framing is unsafe: no body is read, reads fail with 400, and the connection closes after the answer. */
@@ -557,26 +514,6 @@ export class Request<Params = Record<string, string>, Q = Query> {
     this.#framing = new VeloxError(ErrorCodes.BAD_FRAMING, `Bad request framing: ${why}`, { status: 400 });
     this.res[kCloseAfter]();
     return (this.#body = null);
-  }
-
-  #trusted(): boolean {
-    const trust = this.server[kConfig].trust;
-    return trust?.(this.socketAddress, 0) === true;
-  }
-
-  /** The socket address, then the X-Forwarded-For hops from closest to farthest, while trusted. */
-  #chain(): string[] {
-    const socket = this.socketAddress;
-    const trust = this.server[kConfig].trust;
-    if (!trust) return [socket];
-    const forwarded = (this.get('x-forwarded-for') ?? '').split(',');
-    const chain = [socket];
-    for (let i = forwarded.length - 1, hop = 0; i >= 0 && trust(chain[hop]!, hop); i--, hop++) {
-      const addr = forwarded[i]!.trim();
-      if (addr === '') break;
-      chain.push(addr);
-    }
-    return chain;
   }
 
   #live(): HttpRequest {
@@ -710,38 +647,9 @@ export class Request<Params = Record<string, string>, Q = Query> {
 // @velox/express provides are placeholders until it does (placeholders.ts).
 installRequestHelpers(Request.prototype);
 
-/**
- * The value of a Content-Length header, or -1 when it is not a plain decimal number of 1 to 15
- * digits. uWS answers 400 to other characters itself, but only after the route ran; it reads an
- * empty value as no body, and up to 18 digits, past what a JavaScript number holds exactly (no
- * body is that long: Velox refuses more than 15). A loop over the digits:
- * `Number(text)` goes through V8's generic string-to-number conversion, which also computes and
- * stores the string's hash, several times the cost for a short value.
- */
-function contentLength(text: string): number {
-  const length = text.length;
-  if (length === 0 || length > 15) return -1;
-  let n = 0;
-  for (let i = 0; i < length; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return -1;
-    n = n * 10 + digit;
-  }
-  return n;
-}
-
-/** True for `chunked` alone (any case; the spaces and tabs around a field value are not part of it). */
-function isChunked(coding: string): boolean {
-  return coding === 'chunked' || coding.replace(/^[ \t]+|[ \t]+$/g, '').toLowerCase() === 'chunked';
-}
 
 function destroyWith(stream: Readable, err: Error): void {
   stream.destroy(err);
-}
-
-/** A client-sent value, quoted and cut short, for an error message. */
-function quote(value: string): string {
-  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
 }
 
 function unsupportedType(type: string | undefined): VeloxError {
@@ -752,28 +660,9 @@ function unsupportedType(type: string | undefined): VeloxError {
   );
 }
 
-/** The prototypes of the records the `cookies` getter makes: the cookie module's, and Bag's. */
-const OWN_COOKIES = [Object.getPrototypeOf(parseCookieHeader('a=b')), Object.getPrototypeOf(new Bag<string>())];
-/** Whether `req.cookies` holds the record Velox parsed (rather than one a middleware assigned). */
-function isOwnCookies(cookies: object): boolean {
-  const proto = Object.getPrototypeOf(cookies);
-  return proto === OWN_COOKIES[0] || proto === OWN_COOKIES[1];
-}
-
 let collecting: string[] | undefined;
 /** uWS's forEach callback: one module-level function, so copying headers allocates no closure. */
 function collect(key: string, value: string): void {
   collecting!.push(key, value);
 }
 
-const decoder = new TextDecoder();
-/** uWS gives IPv4-mapped IPv6 addresses for IPv4 peers on a dual-stack socket; show them as IPv4. */
-function textAddress(ab: ArrayBuffer): string {
-  const text = decoder.decode(ab);
-  if (text.startsWith('0000:0000:0000:0000:0000:ffff:')) {
-    const hex = text.slice(30).replace(':', '');
-    const n = Number.parseInt(hex, 16);
-    return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-  }
-  return text;
-}

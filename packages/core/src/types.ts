@@ -3,7 +3,7 @@
  * between core and the router, session, multipart, static and ws packages, and the
  * plugins users publish themselves.
  */
-import type { Query, Request } from './request.ts';
+import type { Request } from './request.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
 
@@ -288,3 +288,28 @@ export type RouteHandler<Path extends string, M extends readonly unknown[] = []>
   res: Response,
   next: Next,
 ) => unknown;
+
+/** Parsed query string: repeated keys become arrays. */
+export type Query = Record<string, string | string[] | undefined>;
+/** Request headers, with lower-case names. Repeated headers are joined with `, ` (cookies with `; `). */
+export type Headers = Record<string, string | undefined>;
+
+/**
+ * Options of {@link Request.json}.
+ *
+ * @example
+ * ```ts
+ * // navigator.sendBeacon() posts a string as text/plain: this route takes JSON in any type.
+ * const options: JsonOptions = { anyType: true };
+ * app.post('/beacon', async (req, res) => res.json(await req.json(options)));
+ * ```
+ */
+export interface JsonOptions {
+  /**
+   * Parse the body as JSON whatever its Content-Type says, or when it has none. Default: `false`:
+   * only `application/json` and `+json` types are parsed, anything else answers 415
+   * (`VELOX_ERR_UNSUPPORTED_MEDIA_TYPE`), so that a cross-site form (which can send `text/plain`
+   * without a CORS preflight) never reaches a JSON route.
+   */
+  anyType?: boolean;
+}
