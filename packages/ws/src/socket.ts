@@ -32,6 +32,18 @@ export interface RouteState {
   compress: boolean;
 }
 
+// What websocket.ts calls on a socket, out of reach of application code.
+/** @internal uWS opened the connection. */
+export const kOpen: unique symbol = Symbol('velox.ws.open');
+/** @internal The connection is closing. */
+export const kClosing: unique symbol = Symbol('velox.ws.closing');
+/** @internal The connection closed. */
+export const kClosed: unique symbol = Symbol('velox.ws.closed');
+/** @internal A message went over the size limit. */
+export const kTooBig: unique symbol = Symbol('velox.ws.tooBig');
+/** @internal A handler failed. */
+export const kFail: unique symbol = Symbol('velox.ws.fail');
+
 const enum State {
   Pending = 0,
   Open = 1,
@@ -230,29 +242,29 @@ export class Socket<Data = undefined, Params extends Record<string, string> = Re
   }
 
   /** @internal uWS opened the connection. */
-  _open(raw: RawSocket): void {
+  [kOpen](raw: RawSocket): void {
     this.#raw = raw;
     this.#state = State.Open;
   }
 
   /** @internal uWS is closing the connection: its close handler runs now. */
-  _closing(): void {
+  [kClosing](): void {
     this.#state = State.Closing;
   }
 
   /** @internal The close handler returned: uWS's socket is gone. */
-  _closed(): void {
+  [kClosed](): void {
     this.#state = State.Closed;
     this.#raw = null;
   }
 
   /** @internal A message over the route's limit: close with 1009 (message too big). */
-  _tooBig(limit: number): void {
+  [kTooBig](limit: number): void {
     if (this.#state === State.Open) this.#raw!.end(1009, `Message over ${limit} bytes`);
   }
 
   /** @internal A handler threw or rejected: log it, and close with 1011 (internal error). */
-  _fail(err: unknown, logger: Logger | undefined): void {
+  [kFail](err: unknown, logger: Logger | undefined): void {
     logger?.error(err);
     if (this.#state === State.Open) this.#raw!.end(1011, 'Internal error');
   }

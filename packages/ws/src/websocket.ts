@@ -10,7 +10,7 @@ import type { Request, Response, Server, WebSocketRoute } from '@velox/core';
 import { requireCompression, sharedCompression } from './compression.ts';
 import { WsErrorCodes, wsError } from './errors.ts';
 import { type Hub, hubOf } from './hub.ts';
-import { type RawSocket, type RouteState, Socket } from './socket.ts';
+import { kClosed, kClosing, kFail, kOpen, kTooBig, type RawSocket, type RouteState, Socket } from './socket.ts';
 
 /**
  * The handlers and options of a WebSocket route. Every option is checked when `websocket()` is
@@ -118,7 +118,7 @@ export function websocket<Data = undefined, Params extends Record<string, string
     if (res.finished || res.aborted) return undefined;
     return { veloxSocket: new Socket<Data, Params>(route, data, req.params, req.ip) };
   };
-  const fail = (socket: Socket<any, any>, err: unknown) => socket._fail(err, logger);
+  const fail = (socket: Socket<any, any>, err: unknown) => socket[kFail](err, logger);
   /** Calls a handler; a throw or a rejection is logged and closes the socket with 1011. */
   const call = (socket: Socket<any, any>, result: () => unknown): unknown => {
     let value: unknown;
@@ -167,13 +167,13 @@ export function websocket<Data = undefined, Params extends Record<string, string
     },
     open(raw) {
       const socket = (raw as unknown as SocketHolder<Data, Params>).veloxSocket;
-      socket._open(raw as unknown as RawSocket);
+      socket[kOpen](raw as unknown as RawSocket);
       if (onOpen !== undefined) call(socket, () => onOpen(socket));
     },
     // The hot path: no allocation but the copy an async handler needs.
     message(raw, message, isBinary) {
       const socket = (raw as unknown as SocketHolder<Data, Params>).veloxSocket;
-      if (message.byteLength > limit) return socket._tooBig(limit);
+      if (message.byteLength > limit) return socket[kTooBig](limit);
       if (onMessage === undefined) return;
       let result: unknown;
       try {
@@ -191,7 +191,7 @@ export function websocket<Data = undefined, Params extends Record<string, string
     },
     close(raw, code, message) {
       const socket = (raw as unknown as SocketHolder<Data, Params>).veloxSocket;
-      socket._closing();
+      socket[kClosing]();
       let result: unknown;
       try {
         if (onClose !== undefined) {
@@ -199,7 +199,7 @@ export function websocket<Data = undefined, Params extends Record<string, string
           result = call(socket, () => onClose(socket, code, reason));
         }
       } finally {
-        socket._closed();
+        socket[kClosed]();
       }
       // core's close() waits for it.
       return result as undefined;
