@@ -34,8 +34,8 @@ export const FetchErrorCodes = {
 export type FetchErrorCode = (typeof FetchErrorCodes)[keyof typeof FetchErrorCodes];
 
 /** @internal */
-export function fetchError(code: FetchErrorCode, message: string, status = 500, cause?: unknown): VeloxError {
-  return new VeloxError(code, message, { status, cause });
+export function fetchError(code: FetchErrorCode, message: string, status = 500, cause?: unknown, expose?: boolean): VeloxError {
+  return new VeloxError(code, message, expose === undefined ? { status, cause } : { status, cause, expose });
 }
 
 /** @internal A programmer error, thrown at start-up. */

@@ -97,7 +97,7 @@ function withTimeout(result: PromiseLike<Response>, ms: number, request: FetchRe
     const timer = setTimeout(() => {
       late = true;
       request[kAbort](new DOMException(`The app did not answer within ${ms} ms`, 'TimeoutError'));
-      reject(fetchError(FetchErrorCodes.TIMEOUT, `The app did not answer within ${ms} ms`, 503));
+      reject(fetchError(FetchErrorCodes.TIMEOUT, `The app did not answer within ${ms} ms`, 503, undefined, true));
     }, ms);
     result.then(
       (response) => {

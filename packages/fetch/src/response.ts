@@ -97,12 +97,15 @@ export function sendResponse(res: VeloxResponse, response: Response): void | Pro
 
 function stream(res: VeloxResponse, body: ReadableStream<Uint8Array>, size: number | null): Promise<void> {
   const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
-  return res.stream(source, size === null ? {} : { size }).catch((err: unknown) => {
-    if (!res.headersSent) throw err; // nothing went out: the error path answers 500
+  // Core cuts the connection when the source fails after the head went out, and settles without
+  // the error then: it is logged here. Before the head, core's promise rejects and the error path answers 500.
+  source.once('error', (err) => {
+    if (!res.headersSent) return;
     res.server.logger?.error?.(
       fetchError(FetchErrorCodes.STREAM_FAILED, `The response stream failed after ${res.statusCode} was sent; the connection was cut`, 500, err),
     );
   });
+  return res.stream(source, size === null ? {} : { size });
 }
 
 /** The Content-Length the Response declares, when it is a plain number. */
