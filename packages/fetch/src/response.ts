@@ -60,7 +60,9 @@ export function sendResponse(res: VeloxResponse, response: Response): void | Pro
   }
   if (cookies) res.set('set-cookie', cookies.length === 1 ? cookies[0]! : cookies);
 
-  const state = kState && ((response as unknown as Record<symbol, { body: BodyState | null }>)[kState]?.body ?? null);
+  // A built-in Response's state; undefined for other classes that pass instanceof (srvx's, H3's).
+  const internal = kState && (response as unknown as Record<symbol, { body: BodyState | null } | undefined>)[kState];
+  const state = internal ? internal.body : undefined;
   if (state === null) {
     res.end();
     return;
