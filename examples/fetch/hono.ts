@@ -11,7 +11,7 @@ app.get('/id/:id', (c) => {
   return c.json({ id: c.req.param('id'), name: c.req.query('name') });
 });
 app.post('/json', async (c) => c.json(await c.req.json()));
-app.get('/ip', (c) => c.text(getConnInfo(c).remote.address ?? 'unknown'));
+app.get('/ip', (c) => c.text(getConnInfo(c).remote.address));
 
 const server = await serve({
   fetch: app.fetch,

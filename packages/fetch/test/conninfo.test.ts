@@ -12,15 +12,15 @@ describe('getConnInfo', () => {
     hono.get('/', (c) => c.json({ ours: getConnInfo(c), nodeServer: nodeServerConnInfo(c) }));
     const { url } = await served(hono.fetch);
     const { ours, nodeServer } = (await get(url)).json();
-    expect(ours).toEqual({ remote: { address: '127.0.0.1', addressType: 'IPv4' } });
+    expect(ours).toEqual({ remote: { address: '127.0.0.1', addressType: 'IPv4', transport: 'tcp' } });
     expect(nodeServer).toEqual({ remote: { address: '127.0.0.1', addressType: 'IPv4' } });
   });
 
-  it('honours trustProxy: the forwarded client, with the proxy as transport', async () => {
+  it('honours trustProxy: the client the trusted proxy reports', async () => {
     const hono = new Hono().get('/', (c) => c.json(getConnInfo(c)));
     const { port } = await served(hono.fetch, { trustProxy: 'loopback' });
     const { text } = await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.9\r\n\r\n');
-    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ remote: { address: '203.0.113.9', addressType: 'IPv4', transport: '127.0.0.1' } });
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ remote: { address: '203.0.113.9', addressType: 'IPv4', transport: 'tcp' } });
   });
 
   it("works with Hono's ipRestriction middleware", async () => {

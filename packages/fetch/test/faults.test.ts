@@ -54,7 +54,7 @@ describe('bad input', () => {
     );
     const r = await fetch(url, { method: 'POST', body: 'x'.repeat(5000) });
     expect(r.status).toBe(413);
-    expect((await r.json()).code).toBe('VELOX_ERR_BODY_TOO_LARGE');
+    expect(((await r.json()) as { code: string }).code).toBe('VELOX_ERR_BODY_TOO_LARGE');
     expect(caught).toMatch(/larger than 1000/);
     // chunked, with no Content-Length to refuse up front
     const [chunked] = parseResponses(
@@ -114,7 +114,7 @@ describe('faults', () => {
     const started = Date.now();
     const r = await fetch(url);
     expect(r.status).toBe(503);
-    expect((await r.json()).code).toBe(FetchErrorCodes.TIMEOUT);
+    expect(((await r.json()) as { code: string }).code).toBe(FetchErrorCodes.TIMEOUT);
     expect(Date.now() - started).toBeLessThan(2000);
     expect((reason as DOMException).name).toBe('TimeoutError');
   });

@@ -81,7 +81,7 @@ describe('the lazy Request', () => {
         const ab = await request.arrayBuffer();
         return new Response(`ab:${ab instanceof ArrayBuffer}:${ab.byteLength}:${new Uint8Array(ab)[0]}`);
       }
-      const bytes = await request.bytes();
+      const bytes = await (request as Request & { bytes(): Promise<Uint8Array> }).bytes();
       return new Response(`bytes:${bytes.constructor.name}:${bytes.length}`);
     });
     const post = (how: string, body: string) => fetch(`${url}/?how=${how}`, { method: 'POST', body }).then((r) => r.text());

@@ -6,7 +6,7 @@ const GET = (path: string, method = 'GET') => `${method} ${path} HTTP/1.1\r\nHos
 
 describe('writing the Response', () => {
   it('sends string, ArrayBuffer, typed array, DataView and Blob bodies with their length', async () => {
-    const bodies: Record<string, () => BodyInit> = {
+    const bodies: Record<string, () => ConstructorParameters<typeof Response>[0]> = {
       string: () => 'héllo',
       arraybuffer: () => new TextEncoder().encode('ab').buffer as ArrayBuffer,
       uint8: () => new Uint8Array([65, 66, 67]),
