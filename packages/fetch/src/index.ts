@@ -14,3 +14,4 @@ export { fetchHandler } from './handler.ts';
 export { FetchRequest, veloxRequest } from './request.ts';
 export { getConnInfo } from './conninfo.ts';
 export { FetchErrorCodes } from './errors.ts';
+export { LightResponse, installLightResponse } from './light-response.ts';

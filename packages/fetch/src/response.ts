@@ -10,6 +10,7 @@
 import { Readable } from 'node:stream';
 import type { Response as VeloxResponse } from '@velox/core';
 import { FetchErrorCodes, fetchError } from './errors.ts';
+import { isLightResponse, type LightParts } from './light-response.ts';
 
 const NativeResponse = globalThis.Response;
 
@@ -47,6 +48,11 @@ export const readsResponseSource = kState !== undefined;
 export function sendResponse(res: VeloxResponse, response: Response): void | Promise<void> {
   if (!(response instanceof NativeResponse)) {
     throw fetchError(FetchErrorCodes.BAD_RESPONSE, `The fetch handler must return a Response, got ${describe(response)}`);
+  }
+  if (isLightResponse(response)) {
+    const parts = response.lightParts();
+    if (parts !== undefined) return writeLight(res, parts);
+    response = response.nativeResponse();
   }
   if (res.aborted) {
     cancel(response);
@@ -108,6 +114,45 @@ function stream(res: VeloxResponse, body: ReadableStream<Uint8Array>, size: numb
     );
   });
   return res.stream(source, size === null ? {} : { size });
+}
+
+/** A LightResponse nothing materialized: its status, headers and body as given. */
+function writeLight(res: VeloxResponse, parts: LightParts): void {
+  if (res.aborted) return;
+  res.statusCode = parts.status;
+  const body = parts.body;
+  let typed = false;
+  const headers = parts.headers;
+  if (headers !== undefined) {
+    if (headers instanceof Headers || Array.isArray(headers)) {
+      let cookies: string[] | undefined;
+      for (const [name, value] of headers as Iterable<[string, string]>) {
+        const key = name.toLowerCase();
+        if (key === 'set-cookie') (cookies ??= []).push(value);
+        else {
+          if (key === 'content-type') typed = true;
+          res.set(key, value.trim());
+        }
+      }
+      if (cookies) res.set('set-cookie', cookies.length === 1 ? cookies[0]! : cookies);
+    } else {
+      for (const name in headers) {
+        const key = name.toLowerCase();
+        if (key === 'content-type') typed = true;
+        res.set(key, String(headers[name]).trim());
+      }
+    }
+  }
+  if (body === null) {
+    res.end();
+    return;
+  }
+  if (typeof body === 'string') {
+    if (!typed) res.set('content-type', 'text/plain;charset=UTF-8');
+    res.end(body);
+    return;
+  }
+  res.end(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
 }
 
 /** The Content-Length the Response declares, when it is a plain number. */

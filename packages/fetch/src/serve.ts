@@ -4,6 +4,7 @@
  */
 import { type CloseOnSignalsOptions, type CloseOptions, Server, type ServerOptions } from '@velox/core';
 import { invalidOption } from './errors.ts';
+import { installLightResponse } from './light-response.ts';
 import { type FetchFunction, type FetchHandlerOptions, fetchHandler } from './handler.ts';
 
 /** Options of {@link serve}. */
@@ -34,6 +35,13 @@ export interface ServeOptions
    * @default false
    */
   closeOnSignals?: boolean | CloseOnSignalsOptions;
+  /**
+   * Put `LightResponse` in `globalThis.Response` (see {@link installLightResponse}) for as long
+   * as this server runs: apps' `new Response(string)` and `Response.json()` then skip the stream
+   * Node's Response makes for every body. Changes a global for the whole process: opt-in.
+   * @default false
+   */
+  lightResponse?: boolean;
 }
 
 /** What {@link serve} resolves with. */
@@ -87,12 +95,20 @@ export async function serve(options: ServeOptions): Promise<FetchServer> {
     app = new Server(serverOptions);
     app.any('/*', handler);
   }
+  const removeLight = options.lightResponse === true ? installLightResponse() : undefined;
   const removeSignals = closeOnSignals === false ? undefined : app.closeOnSignals(closeOnSignals === true ? {} : closeOnSignals);
-  const info = await app.listen(port, hostname);
+  let info: { port: number };
+  try {
+    info = await app.listen(port, hostname);
+  } catch (err) {
+    removeLight?.();
+    removeSignals?.();
+    throw err;
+  }
   let closing: Promise<void> | undefined;
   const close = (closeOptions?: CloseOptions) => {
     removeSignals?.();
-    return (closing ??= app.close(closeOptions));
+    return (closing ??= app.close(closeOptions).finally(() => removeLight?.()));
   };
   return {
     port: info.port,
