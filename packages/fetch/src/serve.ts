@@ -2,7 +2,7 @@
  * `serve({ fetch, port, hostname })`: a web-standards app on its own Velox server (or on one you
  * made), resolving once it listens.
  */
-import { type CloseOnSignalsOptions, type CloseOptions, Server, type ServerOptions } from '@velox/core';
+import { type CloseOnSignalsOptions, type CloseOptions, Server, type ServerOptions, type WebSocketRoute } from '@velox/core';
 import { invalidOption } from './errors.ts';
 import { installLightResponse } from './light-response.ts';
 import { type FetchFunction, type FetchHandlerOptions, fetchHandler } from './handler.ts';
@@ -42,6 +42,12 @@ export interface ServeOptions
    * @default false
    */
   lightResponse?: boolean;
+  /**
+   * A WebSocket route's behavior for every path (`app.ws('/*', websocket)`): the `websocket` of
+   * `createVeloxWebSocket()` (`@velox/fetch/hono-ws`), so that Hono's `upgradeWebSocket` routes
+   * upgrade. Plain HTTP requests still go to the app.
+   */
+  websocket?: WebSocketRoute<any, any>;
 }
 
 /** What {@link serve} resolves with. */
@@ -95,6 +101,7 @@ export async function serve(options: ServeOptions): Promise<FetchServer> {
     app = new Server(serverOptions);
     app.any('/*', handler);
   }
+  if (options.websocket !== undefined) app.ws('/*', options.websocket);
   const removeLight = options.lightResponse === true ? installLightResponse() : undefined;
   const removeSignals = closeOnSignals === false ? undefined : app.closeOnSignals(closeOnSignals === true ? {} : closeOnSignals);
   let info: { port: number };
