@@ -4,7 +4,7 @@
  * sockets, then stopped with SIGTERM (closeOnSignals must exit 0).
  */
 import { fileURLToPath } from 'node:url';
-import { type Running, run } from '@velox/test-utils';
+import { connect, type Running, run, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 
 const EXAMPLES = fileURLToPath(new URL('..', import.meta.url));
@@ -45,6 +45,21 @@ describe('examples/fetch', () => {
     expect(await (await fetch(`${app.url}/`)).text()).toMatch(/^Velox here/);
     expect(await (await fetch(`${app.url}/api/hello/ana`)).json()).toEqual({ hello: 'ana' });
     expect(await (await fetch(`${app.url}/api/echo`, { method: 'POST', body: 'back' })).text()).toBe('back');
+    expect(await stop(app)).toBe(0);
+  });
+
+  it('hono-ws.ts relays a message to the others in a room, and exits 0 on SIGTERM', async () => {
+    const app = await start('hono-ws');
+    const ws = app.url.replace('http:', 'ws:');
+    const a = await connect(`${ws}/room/lobby`);
+    const b = await connect(`${ws}/room/lobby`);
+    await until(() => a.inbox.length === 1 && b.inbox.length === 1, 'the joins');
+    expect(a.inbox[0]!.text).toBe('joined room:lobby');
+    a.send('hello');
+    await until(() => b.inbox.length === 2, 'the relayed message');
+    expect(b.inbox[1]!.text).toBe('hello');
+    a.close();
+    b.close();
     expect(await stop(app)).toBe(0);
   });
 });

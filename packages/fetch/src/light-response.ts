@@ -97,7 +97,7 @@ export class LightResponse {
   nativeResponse(): Response {
     if (this.#native) return this.#native;
     const init: ResponseInit = { status: this.#status, statusText: this.#init?.statusText ?? '', headers: this.headers };
-    this.#native = new NativeResponse(this.#body, init);
+    this.#native = new NativeResponse(this.#body as BodyInit, init);
     this.#headers = undefined;
     return this.#native;
   }
