@@ -6,7 +6,8 @@ import { Hono } from 'hono';
 /** The Hono app with the routes of one scenario (`fetch-ping`, `fetch-query`, `fetch-body`). */
 export function honoApp(scenario) {
   const app = new Hono();
-  if (scenario === 'fetch-ping') app.get('/', (c) => c.text('Hi'));
+  // fetch-idle (the idle-connection probe) answers like ping.
+  if (scenario === 'fetch-ping' || scenario === 'fetch-idle') app.get('/', (c) => c.text('Hi'));
   if (scenario === 'fetch-query') {
     app.get('/id/:id', (c) => {
       c.header('x-powered', 'velox-bench');
@@ -27,7 +28,7 @@ export function honoApp(scenario) {
   return app;
 }
 
-export const SCENARIO_NAMES = ['fetch-ping', 'fetch-query', 'fetch-body'];
+export const SCENARIO_NAMES = ['fetch-ping', 'fetch-query', 'fetch-body', 'fetch-idle'];
 
 /** The server-kit `scenarios` map: each scenario builds the Hono app into the holder. */
 export function honoScenarios() {

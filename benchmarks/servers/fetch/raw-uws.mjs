@@ -14,6 +14,12 @@ await serve({
         res.writeHeader('content-type', 'text/plain; charset=UTF-8').end('Hi');
       });
     },
+    // The idle-connection probe: the same answer as ping.
+    'fetch-idle'(app) {
+      app.get('/', (res) => {
+        res.writeHeader('content-type', 'text/plain; charset=UTF-8').end('Hi');
+      });
+    },
     'fetch-query'(app) {
       app.get('/id/:id', (res, req) => {
         const body = JSON.stringify({ id: req.getParameter(0), name: req.getQuery('name') });
