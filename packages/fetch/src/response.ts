@@ -54,6 +54,8 @@ export function sendResponse(res: VeloxResponse, response: Response): void | Pro
     if (parts !== undefined) return writeLight(res, parts);
     response = response.nativeResponse();
   }
+  const prepared = (response as Partial<Prepares>)._toNodeResponse;
+  if (typeof prepared === 'function') return writePrepared(res, prepared.call(response));
   if (res.aborted) {
     cancel(response);
     return;
@@ -114,6 +116,48 @@ function stream(res: VeloxResponse, body: ReadableStream<Uint8Array>, size: numb
     );
   });
   return res.stream(source, size === null ? {} : { size });
+}
+
+/**
+ * srvx's protocol (H3 v2 answers with srvx's `NodeResponse` on Node): `_toNodeResponse()` hands
+ * over the status, a flat header list and the body as given, without a built-in Response.
+ */
+interface Prepares {
+  _toNodeResponse(): { status: number; headers: string[]; body: unknown };
+}
+
+function writePrepared(res: VeloxResponse, prepared: ReturnType<Prepares['_toNodeResponse']>): void | Promise<void> {
+  const { status, headers, body } = prepared;
+  if (res.aborted) {
+    if (body instanceof ReadableStream) body.cancel().catch(() => {});
+    else if (body instanceof Readable) body.destroy();
+    return;
+  }
+  res.statusCode = status;
+  let cookies: string[] | undefined;
+  let size: number | null = null;
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i]!;
+    const value = headers[i + 1]!;
+    if (name === 'set-cookie') (cookies ??= []).push(value);
+    else {
+      if (name === 'content-length' && /^[0-9]{1,15}$/.test(value)) size = Number(value);
+      res.set(name, value);
+    }
+  }
+  if (cookies) res.set('set-cookie', cookies.length === 1 ? cookies[0]! : cookies);
+  if (body == null) return void res.end();
+  if (typeof body === 'string' || body instanceof Uint8Array) return void res.end(body);
+  if (body instanceof DataView) return void res.end(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
+  if (res.req.method === 'HEAD') {
+    if (body instanceof ReadableStream) body.cancel().catch(() => {});
+    else if (body instanceof Readable) body.destroy();
+    res.end();
+    return;
+  }
+  if (body instanceof ReadableStream) return stream(res, body as ReadableStream<Uint8Array>, size);
+  if (body instanceof Readable) return res.stream(body, size === null ? {} : { size });
+  throw fetchError(FetchErrorCodes.BAD_RESPONSE, `The Response's prepared body is ${describe(body)}, which cannot be sent`);
 }
 
 /** A LightResponse nothing materialized: its status, headers and body as given. */

@@ -53,3 +53,27 @@ describe('frameworks on serve()', () => {
     await scenarios((request) => app.fetch(request));
   });
 });
+
+describe('H3 answers beyond the scenarios', () => {
+  it('writes srvx responses from their parts: Set-Cookie apart, streams, bytes, HEAD without a body', async () => {
+    const app = new H3()
+      .get('/cookies', (event) => {
+        event.res.headers.append('set-cookie', 'a=1');
+        event.res.headers.append('set-cookie', 'b=2');
+        return 'with cookies';
+      })
+      .get('/stream', () => new Blob(['streamed by h3']).stream())
+      .get('/bytes', () => new Uint8Array([104, 51]));
+    const { url, port } = await served((request) => app.fetch(request));
+    const { raw } = await import('@velox/test-utils');
+    const { text } = await raw(port, 'GET /cookies HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(text.match(/^set-cookie: .*$/gim)).toEqual(['set-cookie: a=1', 'set-cookie: b=2']);
+    expect(text.endsWith('with cookies')).toBe(true);
+    expect((await get(`${url}/stream`)).text).toBe('streamed by h3');
+    expect((await get(`${url}/bytes`)).text).toBe('h3');
+    const head = await raw(port, 'HEAD /cookies HTTP/1.1\r\nHost: x\r\n\r\n', { quietMs: 150 });
+    // H3 drops the body of a HEAD answer itself; what goes out is a head and nothing after it.
+    expect(head.text).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(head.text.endsWith('\r\n\r\n')).toBe(true);
+  });
+});
