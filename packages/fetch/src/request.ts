@@ -8,6 +8,7 @@
  */
 import type { Response as VeloxResponse, Request as VeloxRequest, VeloxError } from '@velox/core';
 import { webStream } from './body.ts';
+import { RequestHeaders } from './headers.ts';
 import { FetchErrorCodes, fetchError } from './errors.ts';
 
 const NativeRequest = globalThis.Request;
@@ -75,11 +76,17 @@ export class FetchRequest {
     return this.#method;
   }
 
-  /** The request headers as a `Headers`: repeated lines are joined with `, ` (Cookie lines with `; `). */
+  /**
+   * The request headers as a `Headers`: repeated lines are joined with `, ` (Cookie lines with
+   * `; `). `get()` and `has()` read Velox's headers; anything else makes a built-in Headers once.
+   */
   get headers(): Headers {
-    if (this.#headers) return this.#headers;
+    return (this.#headers ??= new RequestHeaders(this.#req, (req) => this.#nativeHeaders(req)) as unknown as Headers);
+  }
+
+  #nativeHeaders(req: VeloxRequest): Headers {
     const headers = new NativeHeaders();
-    const record = this.#req.headers;
+    const record = req.headers;
     try {
       for (const name in record) headers.append(name, record[name]!);
     } catch (cause) {
@@ -87,7 +94,7 @@ export class FetchRequest {
       this[kClientError] ??= err;
       throw err;
     }
-    return (this.#headers = headers);
+    return headers;
   }
 
   /** Aborts when the client goes away before the answer is sent, or when the `timeout` passes. */

@@ -215,3 +215,55 @@ describe('the lazy Request', () => {
     expect((reason as DOMException).name).toBe('AbortError');
   });
 });
+
+describe('request.headers', () => {
+  it('reads get() and has() lazily, and behaves as a Headers for everything else', async () => {
+    let seen: Record<string, unknown> = {};
+    const { port } = await served((request) => {
+      const h = request.headers;
+      seen = {
+        isHeaders: h instanceof Headers,
+        tag: Object.prototype.toString.call(h),
+        get: h.get('X-Multi'),
+        missing: h.get('x-none'),
+        has: [h.has('host'), h.has('x-none')],
+        badName: (() => {
+          try {
+            h.get('bad name');
+            return 'no throw';
+          } catch (err) {
+            return (err as Error).name;
+          }
+        })(),
+        copy: new Headers(h).get('x-multi'),
+        entries: [...h].filter(([k]) => k.startsWith('x-')),
+        forEach: (() => {
+          const names: string[] = [];
+          h.forEach((_v, k, parent) => names.push(`${k}:${parent === h}`));
+          return names.filter((n) => n.startsWith('x-'));
+        })(),
+      };
+      h.set('x-added', '1');
+      seen.afterSet = [h.get('x-added'), h.get('x-multi')];
+      seen.inRequest = new Request('http://x/', { headers: h }).headers.get('x-added');
+      return new Response('ok');
+    });
+    await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nX-Multi: a\r\nX-Multi: b\r\nX-One: 1\r\n\r\n');
+    expect(seen).toEqual({
+      isHeaders: true,
+      tag: '[object Headers]',
+      get: 'a, b',
+      missing: null,
+      has: [true, false],
+      badName: 'TypeError',
+      copy: 'a, b',
+      entries: [
+        ['x-multi', 'a, b'],
+        ['x-one', '1'],
+      ],
+      forEach: ['x-multi:true', 'x-one:true'],
+      afterSet: ['1', 'a, b'],
+      inRequest: '1',
+    });
+  });
+});
