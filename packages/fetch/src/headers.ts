@@ -62,7 +62,9 @@ export class RequestHeaders {
   }
 
   forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#full().forEach((value, name) => callback.call(thisArg, value, name, this as unknown as Headers));
+    this.#full().forEach((value, name) => {
+      callback.call(thisArg, value, name, this as unknown as Headers);
+    });
   }
 
   entries(): ReturnType<Headers['entries']> {

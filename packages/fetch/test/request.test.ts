@@ -239,7 +239,9 @@ describe('request.headers', () => {
         entries: [...h].filter(([k]) => k.startsWith('x-')),
         forEach: (() => {
           const names: string[] = [];
-          h.forEach((_v, k, parent) => names.push(`${k}:${parent === h}`));
+          h.forEach((_v, k, parent) => {
+            names.push(`${k}:${parent === h}`);
+          });
           return names.filter((n) => n.startsWith('x-'));
         })(),
       };
