@@ -18,6 +18,8 @@ const NativeHeaders = globalThis.Headers;
 export const kVelox = Symbol('velox.fetch.request');
 /** @internal The error that must answer instead of the app (a body over the limit, a bad header). */
 export const kClientError = Symbol('velox.fetch.clientError');
+/** @internal The built-in Request behind the members this class does not implement. */
+const kNative = Symbol('velox.fetch.native');
 /** @internal Aborts `signal` (client gone, timeout). */
 export const kAbort = Symbol('velox.fetch.abort');
 
@@ -126,7 +128,7 @@ export class FetchRequest {
   /** The body as a stream fed from uWS with backpressure; null for GET and HEAD. */
   get body(): ReadableStream<Uint8Array> | null {
     if (!this.#hasBody()) return null;
-    return this.#native().body;
+    return this.#native(this.#limits.maxStreamLength).body;
   }
 
   /** True once the body was read. */
@@ -200,7 +202,7 @@ export class FetchRequest {
    */
   formData(): Promise<FormData> {
     if (!this.#real && this.#used) return Promise.reject(unusable());
-    return this.#native(this.#limits.maxBodyLength).formData();
+    return this.#native().formData();
   }
 
   /**
@@ -213,7 +215,7 @@ export class FetchRequest {
    */
   blob(): Promise<Blob> {
     if (!this.#real && this.#used) return Promise.reject(unusable());
-    return this.#native(this.#limits.maxBodyLength).blob();
+    return this.#native().blob();
   }
 
   /**
@@ -253,8 +255,12 @@ export class FetchRequest {
     throw err;
   }
 
-  /** @internal The built-in Request, made once; its body streams from Velox, bounded by `limit`. */
-  #native(limit = this.#limits.maxStreamLength): Request {
+  /**
+   * @internal The built-in Request, made once; its body streams from Velox, bounded by `limit`:
+   * `maxStreamLength` when the app asked for the stream, else `maxBodyLength` (the body is then
+   * read whole, by `formData()`, `blob()` or after `clone()`).
+   */
+  #native(limit = this.#limits.maxBodyLength): Request {
     if (this.#real) return this.#real;
     const init: RequestInit & { duplex?: 'half' } = { method: this.#method, headers: this.headers, signal: this.signal };
     if (this.#hasBody()) {
@@ -272,7 +278,7 @@ export class FetchRequest {
   }
 
   /** @internal The built-in Request (made on first use), for members this class does not implement itself. */
-  get [Symbol.for('velox.fetch.native')](): Request {
+  get [kNative](): Request {
     return this.#native();
   }
 
@@ -289,7 +295,6 @@ function clientGone(): DOMException {
 // Requests pass `instanceof Request`, and every member of Request this class does not define
 // itself (cache, mode, credentials, integrity, keepalive…) comes from the built-in one.
 Object.setPrototypeOf(FetchRequest.prototype, NativeRequest.prototype);
-const nativeKey = Symbol.for('velox.fetch.native');
 for (const key of Reflect.ownKeys(NativeRequest.prototype)) {
   if (key === 'constructor' || Object.hasOwn(FetchRequest.prototype, key)) continue;
   const desc = Object.getOwnPropertyDescriptor(NativeRequest.prototype, key)!;
@@ -298,7 +303,7 @@ for (const key of Reflect.ownKeys(NativeRequest.prototype)) {
       configurable: true,
       writable: true,
       value(this: FetchRequest, ...args: unknown[]) {
-        const real = (this as unknown as Record<symbol, Request>)[nativeKey]!;
+        const real = (this as unknown as Record<symbol, Request>)[kNative]!;
         return (desc.value as (...a: unknown[]) => unknown).apply(real, args);
       },
     });
@@ -307,7 +312,7 @@ for (const key of Reflect.ownKeys(NativeRequest.prototype)) {
     Object.defineProperty(FetchRequest.prototype, key, {
       configurable: true,
       get(this: FetchRequest) {
-        return get.call((this as unknown as Record<symbol, Request>)[nativeKey]!);
+        return get.call((this as unknown as Record<symbol, Request>)[kNative]!);
       },
     });
   }

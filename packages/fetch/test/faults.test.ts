@@ -263,3 +263,11 @@ describe('faults', () => {
     expect(await (await fetch(url, { method: 'HEAD' })).status).toBe(200);
   });
 });
+
+describe('limits after the built-in Request was made', () => {
+  it('keeps maxBodyLength for text() after a member such as mode made the built-in Request', async () => {
+    const { url } = await served(async (request) => new Response(`${request.mode}:${(await request.text()).length}`), { maxBodyLength: 1000 });
+    expect((await fetch(url, { method: 'POST', body: 'x'.repeat(500) })).status).toBe(200);
+    expect((await fetch(url, { method: 'POST', body: 'x'.repeat(5000) })).status).toBe(413);
+  });
+});
