@@ -271,3 +271,23 @@ describe('limits after the built-in Request was made', () => {
     expect((await fetch(url, { method: 'POST', body: 'x'.repeat(5000) })).status).toBe(413);
   });
 });
+
+describe('a response stream that fails before its first chunk', () => {
+  it('answers 500 through the error path (nothing went out yet)', async () => {
+    const log = logged();
+    const { url } = await served(
+      () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              controller.error(new Error('failed at once'));
+            },
+          }),
+        ),
+      { logger: log.logger },
+    );
+    const r = await fetch(url);
+    expect(r.status).toBe(500);
+    expect(log.errors.map((e) => (e as Error).message)).toEqual(['failed at once']);
+  });
+});
