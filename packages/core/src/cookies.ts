@@ -15,6 +15,29 @@ export type CookieSerializeOptions = SerializeOptions;
 /** @internal The Cookie header as a record of names to decoded values (the first of a repeated name wins). */
 export const parseCookieHeader: (header: string) => Record<string, string | undefined> = parse;
 
+/** Cookie lines parsed lately, for {@link cookieInLine}: a client sends the same line again and again. */
+const recentLines = new Map<string, Record<string, string | undefined>>();
+/** At most this many lines are remembered (then all are forgotten), each at most this long. */
+const RECENT_LINES = 1000;
+const RECENT_LINE_LENGTH = 1024;
+
+/**
+ * @internal One cookie of one Cookie line, as `parseCookieHeader(line)[name]` gives it. The
+ * parsed line is remembered (a pure function of the line: lookups hash the line, much less work
+ * than parsing it again), never handed out.
+ */
+export function cookieInLine(line: string, name: string): string | undefined {
+  let parsed = recentLines.get(line);
+  if (parsed === undefined) {
+    parsed = parse(line);
+    if (line.length <= RECENT_LINE_LENGTH) {
+      if (recentLines.size >= RECENT_LINES) recentLines.clear();
+      recentLines.set(line, parsed);
+    }
+  }
+  return parsed[name];
+}
+
 /** @internal One Set-Cookie header value. */
 export const serializeCookie: (name: string, value: string, options?: CookieSerializeOptions) => string = serialize;
 

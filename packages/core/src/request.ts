@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { HttpRequest, HttpResponse } from '@based/uws';
 import { As, Body, bodyFraming, isJsonType, quote } from './body.ts';
 import { Bag } from './bag.ts';
-import { isOwnCookies, parseCookieHeader, readSignedCookies } from './cookies.ts';
+import { cookieInLine, isOwnCookies, parseCookieHeader, readSignedCookies } from './cookies.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import { forwardedChain, textAddress, trusted } from './forwarded.ts';
 import { installRequestHelpers } from './negotiation.ts';
@@ -282,7 +282,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
     if (this.#cookies === undefined && ureq !== null && this.#headers === undefined && this.server[kConfig].parseCookies) {
       const first = ureq.getHeader('cookie');
       if (first !== '') {
-        const value = parseCookieHeader(first)[name];
+        const value = cookieInLine(first, name);
         if (value !== undefined) return value;
       }
     }

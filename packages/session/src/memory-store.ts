@@ -280,8 +280,7 @@ export class MemoryStore implements SessionStore {
   }
 
   /** @internal The session's first write: a new record with these values (made for it, kept as they are). */
-  [kCreate](id: string, values: StoredValues, created: number, seen: number, ttlMs: number): void {
-    const now = Date.now();
+  [kCreate](id: string, values: StoredValues, created: number, seen: number, ttlMs: number, now = Date.now()): void {
     const entries = this.#entries;
     const old = entries.get(id);
     if (old !== undefined) {
@@ -304,8 +303,7 @@ export class MemoryStore implements SessionStore {
    * into the record as it is now, as new values (the old ones may still be read). False when the
    * record is gone.
    */
-  [kUpdate](id: string, changed: Iterable<string>, data: Record<string, unknown>, seen: number, ttlMs: number): boolean {
-    const now = Date.now();
+  [kUpdate](id: string, changed: Iterable<string>, data: Record<string, unknown>, seen: number, ttlMs: number, now: number): boolean {
     const entry = this.#live(id, now);
     if (!entry) return false;
     const values = Object.assign(new Values(), entry.values);

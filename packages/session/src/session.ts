@@ -327,7 +327,8 @@ export class Session {
         const verified = settings.signer.verify(raw);
         if (verified !== undefined) {
           if (settings.memory === undefined) return this.#loadLater(verified);
-          this.#loadEntry(verified, settings.memory[kRead](verified.id, Date.now()));
+          const now = Date.now();
+          this.#loadEntry(verified, settings.memory[kRead](verified.id, now), now);
           return RESOLVED;
         }
       }
@@ -378,9 +379,8 @@ export class Session {
    * #load for a MemoryStore: its record's values are kept as they are (the store never changes
    * them in place), read lazily, and copied before the first change.
    */
-  #loadEntry(verified: Verified, entry: Entry | undefined): void {
+  #loadEntry(verified: Verified, entry: Entry | undefined, now: number): void {
     if (entry !== undefined) {
-      const now = Date.now();
       const settings = this.#settings;
       if (now - entry.seen < settings.idle && now - entry.created < settings.absolute) {
         this.#id = verified.id;
@@ -397,7 +397,7 @@ export class Session {
       }
       this.#stale = verified.id;
     }
-    this.#begin(Date.now());
+    this.#begin(now);
     this.#ready = true;
   }
 
@@ -491,7 +491,7 @@ export class Session {
           const value = storedValue(data[key]);
           if (value !== undefined) values[key] = value;
         }
-        memory[kCreate](id, values, this.#created, now, ttl);
+        memory[kCreate](id, values, this.#created, now, ttl, now);
         stored();
       } else if (this.#changed !== null) {
         const changed = this.#changed;
@@ -513,7 +513,7 @@ export class Session {
         }
         // The changed keys merged into the record as it is now (another request may have
         // changed other keys since this one read it), as one new set of values.
-        this.#settled(memory[kUpdate](id, changed, data, seen, left), seen, now);
+        this.#settled(memory[kUpdate](id, changed, data, seen, left, now), seen, now);
       } else if (this.#touchWanted || (!saving && now - this.#seen >= settings.touchAfter)) {
         this.#touchWanted = false;
         if (memory === undefined) return after(store.touch(id, ttl), (ok) => this.#settled(ok, now, now));
