@@ -1,0 +1,124 @@
+/**
+ * The request prototype of an Express app (`express.request`): Express 4's request getters on
+ * top of a Velox Request with `nodeCompat`. `trust proxy` is the app's setting (proxy-addr), the
+ * query string is parsed by the app's `query parser`, and `req.cookies` is unset until
+ * cookie-parser sets it, as in Express.
+ */
+import { isIP } from 'node:net';
+import { Request } from '@velox/core';
+import { allAddresses, clientAddress, type TrustFn } from './libs.ts';
+
+const kQuery = Symbol('velox.express.app.query');
+
+function trustOf(req: any): TrustFn {
+  return req.app.get('trust proxy fn') as TrustFn;
+}
+
+function remote(req: any): string | undefined {
+  return req.socket.remoteAddress;
+}
+
+/** Express 4's `req` members, over Velox's Request. */
+export const expressRequest: any = Object.create(Request.prototype, {
+  query: {
+    get(this: any) {
+      return this[kQuery];
+    },
+    set(this: any, value: unknown) {
+      this[kQuery] = value;
+    },
+    configurable: true,
+    enumerable: true,
+  },
+  // Unset until cookie-parser (or another middleware) assigns them, as in Express.
+  cookies: { value: undefined, writable: true, configurable: true, enumerable: true },
+  signedCookies: { value: undefined, writable: true, configurable: true, enumerable: true },
+  secret: { value: undefined, writable: true, configurable: true, enumerable: true },
+  route: { value: undefined, writable: true, configurable: true, enumerable: true },
+  next: { value: undefined, writable: true, configurable: true, enumerable: true },
+  body: { value: undefined, writable: true, configurable: true, enumerable: true },
+  protocol: {
+    get(this: any) {
+      const own = this.socket.encrypted ? 'https' : 'http';
+      if (!trustOf(this)(remote(this), 0)) return own;
+      const header: string = this.get('X-Forwarded-Proto') || own;
+      const comma = header.indexOf(',');
+      return comma !== -1 ? header.substring(0, comma).trim() : header.trim();
+    },
+    configurable: true,
+  },
+  secure: {
+    get(this: any) {
+      return this.protocol === 'https';
+    },
+    configurable: true,
+  },
+  ip: {
+    get(this: any) {
+      return clientAddress(this, trustOf(this));
+    },
+    configurable: true,
+  },
+  ips: {
+    get(this: any) {
+      const addresses = allAddresses(this, trustOf(this));
+      addresses.reverse().pop();
+      return addresses;
+    },
+    configurable: true,
+  },
+  hostname: {
+    get(this: any) {
+      let host: string | undefined = this.get('X-Forwarded-Host');
+      if (!host || !trustOf(this)(remote(this), 0)) host = this.get('Host');
+      else if (host.indexOf(',') !== -1) host = host.substring(0, host.indexOf(',')).trimEnd();
+      if (!host) return undefined;
+      const offset = host[0] === '[' ? host.indexOf(']') + 1 : 0;
+      const index = host.indexOf(':', offset);
+      return index !== -1 ? host.substring(0, index) : host;
+    },
+    configurable: true,
+  },
+  host: {
+    get(this: any) {
+      return this.hostname;
+    },
+    configurable: true,
+  },
+  subdomains: {
+    get(this: any) {
+      const hostname: string | undefined = this.hostname;
+      if (!hostname) return [];
+      const offset = this.app.get('subdomain offset');
+      const labels = !isIP(hostname) ? hostname.split('.').reverse() : [hostname];
+      return labels.slice(offset);
+    },
+    configurable: true,
+  },
+  get: {
+    value: function get(this: any, name: string) {
+      if (!name) throw new TypeError('name argument is required to req.get');
+      if (typeof name !== 'string') throw new TypeError('name must be a string to req.get');
+      const lc = name.toLowerCase();
+      const headers = this.headers;
+      if (lc === 'referer' || lc === 'referrer') return headers.referrer || headers.referer;
+      return headers[lc];
+    },
+    writable: true,
+    configurable: true,
+  },
+  param: {
+    value: function param(this: any, name: string, defaultValue?: unknown) {
+      const params = this.params || {};
+      const body = this.body || {};
+      const query = this.query || {};
+      if (params[name] != null && Object.hasOwn(params, name)) return params[name];
+      if (body[name] != null) return body[name];
+      if (query[name] != null) return query[name];
+      return defaultValue;
+    },
+    writable: true,
+    configurable: true,
+  },
+});
+expressRequest.header = expressRequest.get;
