@@ -8,7 +8,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
-import { Request, Server, type ServerOptions } from '@velox/core';
+import { ErrorCodes, Request, Server, type ServerOptions } from '@velox/core';
 import { ExpressErrorCodes, expressError } from '../errors.ts';
 import { nodeCompat } from '../plugin.ts';
 import { finalHandler } from './final.ts';
@@ -20,6 +20,7 @@ import { type Engine, View } from './view.ts';
 import { parse as parseSimple } from 'node:querystring';
 
 const kTrustDefault = Symbol('velox.express.trustProxyDefault');
+const kStarted = Symbol('velox.express.started');
 
 /** What `app.listen()` returns: the parts of Node's `http.Server` that apps use. */
 export interface ListeningServer extends EventEmitter {
@@ -322,8 +323,19 @@ function listen(application: Application, args: unknown[]): ListeningServer {
   const host = typeof args[1] === 'string' ? args[1] : undefined;
   const server = new Server(serverOptions(application));
   void server.register(nodeCompat);
-  server.any('/*', (req: Req, res: Res) => {
+  const run = (req: Req, res: Res): void => {
+    req[kStarted] = true;
+    // As on Node, where req.query is unset until the app's query middleware parses it.
+    Object.setPrototypeOf(req, application.request);
+    Object.setPrototypeOf(res, application.response);
     application.handle(req, res);
+  };
+  server.any('/*', run);
+  server.setErrorHandler((err: unknown, req: Req, res: Res) => {
+    // Core refuses a malformed escape in the path before the route runs; Express leaves that to
+    // the layers whose parameters hold it (400 "Failed to decode param"), so the app runs as usual.
+    if (!req[kStarted] && (err as { code?: string } | null)?.code === ErrorCodes.BAD_ENCODING) return run(req, res);
+    finalHandler(req, res, application.get('env'), undefined)(err);
   });
   let info: { port: number; host: string } | undefined;
   const handle = new EventEmitter() as ListeningServer & { [key: string]: unknown };

@@ -190,7 +190,7 @@ export class Route {
    */
   all(...handlers: unknown[]): this {
     for (const handle of flatten(handlers)) {
-      if (typeof handle !== 'function') throw new TypeError(`Route.all() requires a callback function but got a ${typeName(handle)}`);
+      if (typeof handle !== 'function') throw new TypeError(`Route.all() requires a callback function but got a ${Object.prototype.toString.call(handle)}`);
       const layer = new Layer('/', {}, handle as HandlerFn);
       layer.method = undefined;
       this.methods._all = true;
@@ -203,7 +203,7 @@ export class Route {
   add(method: string, handlers: unknown[]): this {
     for (const handle of flatten(handlers)) {
       if (typeof handle !== 'function') {
-        throw new Error(`Route.${method}() requires a callback function but got a ${typeName(handle)}`);
+        throw new Error(`Route.${method}() requires a callback function but got a ${Object.prototype.toString.call(handle)}`);
       }
       const layer = new Layer('/', {}, handle as HandlerFn);
       layer.method = method;
