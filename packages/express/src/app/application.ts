@@ -57,12 +57,12 @@ function compileETag(value: unknown): ((body: string | Buffer, encoding?: Buffer
   }
 }
 
-function compileQueryParser(value: unknown): (text: string) => unknown {
+function compileQueryParser(value: unknown): (text: string | null) => unknown {
   if (typeof value === 'function') return value as never;
   switch (value) {
     case true:
     case 'simple':
-      return (text) => parseSimple(text);
+      return (text) => parseSimple(text ?? '');
     case false:
       return () => ({});
     case 'extended':
@@ -115,8 +115,11 @@ export const app: Record<string, any> = {
     const self = this;
     this._router.use(function query(req: Req, _res: Res, next: Next) {
       if (!req.query) {
-        const parse = self.get('query parser fn') as (text: string) => unknown;
-        req.query = parse(req.rawQuery);
+        const parse = self.get('query parser fn') as (text: string | null) => unknown;
+        // parseurl's query: null without a '?', else the text after it.
+        const url: string = req.url;
+        const q = url.indexOf('?');
+        req.query = parse(q === -1 ? null : url.slice(q + 1));
       }
       next();
     });

@@ -6,12 +6,14 @@
  * - qs: the `extended` query parser (Express 4's default);
  * - proxy-addr: `trust proxy`, `req.ip`, `req.ips`;
  * - etag: `res.send()`'s ETag (weak by default);
+ * - content-disposition 0.5: `res.attachment()` and `res.download()`;
  * - body-parser 1.x and serve-static 1.x: `express.json/urlencoded/raw/text` and `express.static`.
  * Swapping one touches this file only.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import bodyParser from 'body-parser-express4';
+import contentDisposition from 'content-disposition-express4';
 import makeEtag from 'etag';
 import pathToRegexp from 'path-to-regexp';
 import proxyaddr from 'proxy-addr';
@@ -32,8 +34,8 @@ export function compilePath(path: unknown, options: { sensitive?: boolean; stric
 }
 
 /** Express 4's `extended` query parser. */
-export function parseQueryExtended(text: string): Record<string, unknown> {
-  return qs.parse(text, { allowPrototypes: true });
+export function parseQueryExtended(text: string | null): Record<string, unknown> {
+  return qs.parse(text as string, { allowPrototypes: true });
 }
 
 /** A `trust proxy` value compiled to a function (address, hop index) => boolean. */
@@ -85,3 +87,8 @@ export function loadEngine(name: string): unknown {
 
 /** Express 4's MIME table (mime 1.x, through send): `lookup(extOrName)` and `charsets.lookup(type)`. */
 export const mime = (serveStatic as unknown as { mime: { lookup(name: string): string; charsets: { lookup(type: string): string | undefined } } }).mime;
+
+/** Express 4's Content-Disposition (content-disposition 0.5: the file's base name, quoted). */
+export function disposition(filename?: string): string {
+  return contentDisposition(filename);
+}

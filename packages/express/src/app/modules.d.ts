@@ -15,3 +15,7 @@ declare module 'path-to-regexp' {
   const pathToRegexp: (path: unknown, keys: unknown[], options: unknown) => RegExp;
   export default pathToRegexp;
 }
+declare module 'content-disposition-express4' {
+  const contentDisposition: (filename?: string, options?: { type?: string; fallback?: string | boolean }) => string;
+  export default contentDisposition;
+}

@@ -9,8 +9,7 @@
 import { STATUS_CODES } from 'node:http';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { Response } from '@velox/core';
-import { disposition } from '../libs.ts';
-import { mime } from './libs.ts';
+import { disposition, mime } from './libs.ts';
 import { escapeHtml, setCharset } from './util.ts';
 
 const core = Response.prototype as any;
@@ -46,6 +45,12 @@ function normalizeType(type: string): string {
 export const expressResponse: any = Object.create(Response.prototype);
 
 Object.assign(expressResponse, {
+  // Node's own methods set headers as given (no charset added), as on Node's ServerResponse.
+  setHeader(this: any, name: string, value: unknown) {
+    core.set.call(this, name, Array.isArray(value) ? value.map(String) : String(value));
+    return this;
+  },
+
   status(this: any, code: number) {
     this.statusCode = code;
     return this;
@@ -189,7 +194,17 @@ Object.assign(expressResponse, {
       opts = {};
     }
     if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
-    void core.sendFile.call(this, path, opts, (err?: any) => {
+    const own = opts.setHeaders;
+    // send 0.19's Content-Type (mime 1.x, charset spelled UTF-8), unless one is set.
+    const setHeaders = (res: any, file: string, stats: unknown) => {
+      if (!res.get('Content-Type')) {
+        const type = mime.lookup(file);
+        const charset = mime.charsets.lookup(type);
+        core.set.call(res, 'Content-Type', type + (charset ? `; charset=${charset}` : ''));
+      }
+      own?.(res, file, stats);
+    };
+    void core.sendFile.call(this, path, { ...opts, setHeaders }, (err?: any) => {
       if (done) return done(err);
       if (err && err.code === 'EISDIR') return next();
       if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next(err);
