@@ -165,7 +165,7 @@ export const app: Record<string, any> = {
     this.lazyrouter();
     const router: Router = this._router;
     for (const item of fns as any[]) {
-      if (!item || !item.handle || !item.set) {
+      if (!item?.handle || !item.set) {
         router.use(path, item);
         continue;
       }
@@ -206,8 +206,9 @@ export const app: Record<string, any> = {
     return this;
   },
 
-  set(this: Application, setting: string, value?: unknown) {
-    if (arguments.length === 1) {
+  set(this: Application, ...args: [string, unknown?]) {
+    const [setting, value] = args;
+    if (args.length === 1) {
       let settings = this.settings;
       while (settings && settings !== Object.prototype) {
         if (Object.hasOwn(settings, setting)) return settings[setting];
@@ -301,7 +302,7 @@ export const app: Record<string, any> = {
 
 for (const method of methods) {
   app[method] = function (this: Application, path: unknown, ...handlers: unknown[]) {
-    if (method === 'get' && arguments.length === 1) return this.set(path as string);
+    if (method === 'get' && handlers.length === 0) return this.set(path as string);
     this.lazyrouter();
     const route = this._router.route(path);
     route[method](...handlers);
@@ -394,7 +395,7 @@ function listen(application: Application, args: unknown[]): ListeningServer {
  * ```
  */
 export function createApplication(): Application {
-  const application = function (req: Req, res: Res, next?: Next) {
+  const application = ((req: Req, res: Res, next?: Next) => {
     if (!(req instanceof Request)) {
       throw expressError(
         ExpressErrorCodes.NODE_SERVER,
@@ -402,7 +403,7 @@ export function createApplication(): Application {
       );
     }
     application.handle(req, res, next);
-  } as Application;
+  }) as Application;
   for (const key of Object.getOwnPropertyNames(EventEmitter.prototype)) {
     if (key !== 'constructor') (application as any)[key] = (EventEmitter.prototype as any)[key];
   }

@@ -15,9 +15,9 @@ import { escapeHtml, setCharset } from './util.ts';
 const core = Response.prototype as any;
 const CHARSET = /;\s*charset\s*=/;
 
-function stringify(value: unknown, replacer: any, spaces: any, escape: boolean): string | undefined {
+function stringify(value: unknown, replacer: any, spaces: any, escapeHtml: boolean): string | undefined {
   const json: string | undefined = replacer || spaces ? JSON.stringify(value, replacer, spaces) : JSON.stringify(value);
-  if (escape && typeof json === 'string') {
+  if (escapeHtml && typeof json === 'string') {
     return json.replace(/[<>&]/g, (c) => (c === '<' ? '\\u003c' : c === '>' ? '\\u003e' : '\\u0026'));
   }
   return json;
@@ -62,19 +62,20 @@ Object.assign(expressResponse, {
     return this.set('Link', link + Object.keys(links).map((rel) => `<${links[rel]}>; rel="${rel}"`).join(', '));
   },
 
-  send(this: any, body?: unknown) {
+  send(this: any, ...args: any[]) {
+    const body: unknown = args[0];
     let chunk: any = body;
     let encoding: BufferEncoding | undefined;
     const req = this.req;
-    if (arguments.length === 2) {
+    if (args.length === 2) {
       // res.send(body, status) and res.send(status, body), as Express 4 still takes them.
-      if (typeof arguments[0] !== 'number' && typeof arguments[1] === 'number') this.statusCode = arguments[1];
+      if (typeof args[0] !== 'number' && typeof args[1] === 'number') this.statusCode = args[1];
       else {
-        this.statusCode = arguments[0];
-        chunk = arguments[1];
+        this.statusCode = args[0];
+        chunk = args[1];
       }
     }
-    if (typeof chunk === 'number' && arguments.length === 1) {
+    if (typeof chunk === 'number' && args.length === 1) {
       if (!this.get('Content-Type')) this.type('txt');
       this.statusCode = chunk;
       chunk = STATUS_CODES[chunk];
@@ -132,13 +133,14 @@ Object.assign(expressResponse, {
     return this;
   },
 
-  json(this: any, obj: unknown) {
+  json(this: any, ...args: any[]) {
+    const obj: unknown = args[0];
     let value = obj;
-    if (arguments.length === 2) {
-      if (typeof arguments[1] === 'number') this.statusCode = arguments[1];
+    if (args.length === 2) {
+      if (typeof args[1] === 'number') this.statusCode = args[1];
       else {
-        this.statusCode = arguments[0];
-        value = arguments[1];
+        this.statusCode = args[0];
+        value = args[1];
       }
     }
     const app = this.app;
@@ -147,13 +149,14 @@ Object.assign(expressResponse, {
     return this.send(body);
   },
 
-  jsonp(this: any, obj: unknown) {
+  jsonp(this: any, ...args: any[]) {
+    const obj: unknown = args[0];
     let value = obj;
-    if (arguments.length === 2) {
-      if (typeof arguments[1] === 'number') this.statusCode = arguments[1];
+    if (args.length === 2) {
+      if (typeof args[1] === 'number') this.statusCode = args[1];
       else {
-        this.statusCode = arguments[0];
-        value = arguments[1];
+        this.statusCode = args[0];
+        value = args[1];
       }
     }
     const app = this.app;
@@ -271,8 +274,9 @@ Object.assign(expressResponse, {
     return this.set(field, next);
   },
 
-  set(this: any, field: any, val?: any) {
-    if (arguments.length === 2) {
+  set(this: any, ...args: any[]) {
+    const [field, val] = args;
+    if (args.length === 2) {
       let value = Array.isArray(val) ? val.map(String) : String(val);
       if (field.toLowerCase() === 'content-type') {
         if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
@@ -305,15 +309,16 @@ Object.assign(expressResponse, {
     return core.cookie.call(this, name, text, opts);
   },
 
-  redirect(this: any, url: unknown) {
+  redirect(this: any, ...args: any[]) {
+    const url: unknown = args[0];
     let address: unknown = url;
     let status = 302;
     let body = '';
-    if (arguments.length === 2) {
-      if (typeof arguments[0] === 'number') {
-        status = arguments[0];
-        address = arguments[1];
-      } else status = arguments[1];
+    if (args.length === 2) {
+      if (typeof args[0] === 'number') {
+        status = args[0];
+        address = args[1];
+      } else status = args[1];
     }
     address = this.location(address).get('Location');
     this.format({

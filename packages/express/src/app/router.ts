@@ -322,7 +322,6 @@ const proto: Record<string, unknown> = {
       out(err);
     };
     if (req.method === 'OPTIONS') done = optionsResponder(res, options, done);
-    const router = this;
 
     const next = (err?: unknown): void => {
       let layerError = err === 'route' ? null : err;
@@ -377,10 +376,10 @@ const proto: Record<string, unknown> = {
       }
       if (match !== true || !layer) return done(layerError);
       if (route) req.route = route;
-      req.params = router.mergeParams ? mergeParams(layer.params!, parentParams) : layer.params;
+      req.params = this.mergeParams ? mergeParams(layer.params!, parentParams) : layer.params;
       const layerPath = layer.path!;
       const current = layer;
-      processParams(router, current, called, req, res, (e?: unknown) => {
+      processParams(this, current, called, req, res, (e?: unknown) => {
         if (e) next(layerError || e);
         else if (route) current.handleRequest(req, res, next);
         else trimPrefix(current, layerError, layerPath, path);
