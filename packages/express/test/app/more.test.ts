@@ -1,0 +1,77 @@
+import { describe, it } from 'vitest';
+import { type AnyExpress, compare } from './harness.ts';
+
+describe('express() odds and ends, compared with express@4', () => {
+  it('routes a rewritten req.url, app.all, route.all, "*" and mount points given as arrays', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.use((req: any, _res: any, next: any) => {
+          if (req.url.startsWith('/old/')) req.url = req.url.replace('/old/', '/new/');
+          next();
+        });
+        app.get('/new/:x', (req: any, res: any) => res.json({ x: req.params.x, url: req.url, originalUrl: req.originalUrl }));
+        app.use(['/a', '/b'], (req: any, res: any) => res.json({ baseUrl: req.baseUrl, path: req.path }));
+        app.all('/any', (req: any, res: any) => res.send(req.method));
+        app.route('/chain').all((req: any, _res: any, next: any) => {
+          req.seen = 'all';
+          next();
+        }).get((req: any, res: any) => res.send(req.seen));
+        app.get('*', (req: any, res: any) => res.json({ star: req.params[0] }));
+        return app;
+      },
+      ['/old/5?q=1', '/a/x', '/b', '/any', { method: 'DELETE', path: '/any' }, '/chain', '/whatever/else'],
+    );
+  });
+
+  it('sets types and headers as Express 4 does: type(), contentType(), set(object), getHeaders, res.end', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.get('/type/:t', (req: any, res: any) => res.type(req.params.t).send('x'));
+        app.get('/ct', (_req: any, res: any) => res.contentType('application/vnd.api+json').send('{}'));
+        app.get('/set', (_req: any, res: any) => res.set({ 'X-A': 1, 'X-B': ['2', '3'], 'Content-Type': 'text/csv' }).send('a,b'));
+        app.get('/get', (_req: any, res: any) => {
+          res.set('X-One', '1');
+          res.json({ headers: res.getHeaders(), has: res.hasHeader('x-one'), got: res.get('X-One') });
+        });
+        app.get('/end', (_req: any, res: any) => res.status(202).end());
+        app.get('/end-body', (_req: any, res: any) => res.end('raw end'));
+        return app;
+      },
+      ['/type/json', '/type/.html', '/type/png', '/type/js', '/type/application%2Fx-foo', '/type/nope', '/ct', '/set', '/get', '/end', '/end-body'],
+    );
+  });
+
+  it('sends errors from res.json (BigInt), bad status codes and errors after the head went out the same way', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.set('env', 'production');
+        app.get('/bigint', (_req: any, res: any) => res.json({ n: 1n }));
+        app.get('/bad-status', (_req: any, res: any) => res.status(1234).send('x'));
+        app.use((err: any, _req: any, res: any, _next: any) => res.status(500).send(`caught ${err.name}`));
+        return app;
+      },
+      ['/bigint', '/bad-status'],
+    );
+  });
+
+  it('checks the Content-Type of bodies with req.is and skips parsers for other types', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.use(express.json({ type: ['application/json', 'application/*+json'] }));
+        app.use(express.text({ type: 'text/*' }));
+        app.post('/is', (req: any, res: any) => res.json({ json: req.is('json'), text: req.is('text/*'), any: req.is(['html', 'json']), body: req.body ?? null }));
+        return app;
+      },
+      [
+        { method: 'POST', path: '/is', headers: { 'content-type': 'application/vnd.x+json' }, body: '{"a":1}' },
+        { method: 'POST', path: '/is', headers: { 'content-type': 'text/markdown' }, body: '# hi' },
+        { method: 'POST', path: '/is', headers: { 'content-type': 'image/png' }, body: 'png' },
+        { method: 'POST', path: '/is' },
+      ],
+    );
+  });
+});
