@@ -196,7 +196,7 @@ export const app: Record<string, any> = {
     return this;
   },
 
-  param(this: Application, name: string | string[], fn: any) {
+  param(this: Application, name: any, fn: any) {
     this.lazyrouter();
     if (Array.isArray(name)) {
       for (const n of name) this.param(n, fn);

@@ -79,6 +79,15 @@ export const expressRequest: any = Object.create(Request.prototype, {
     },
     configurable: true,
   },
+  headersDistinct: {
+    get(this: any) {
+      const out: Record<string, string[]> = Object.create(null);
+      const raw: string[] = this.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) (out[raw[i]!.toLowerCase()] ??= []).push(raw[i + 1]!);
+      return out;
+    },
+    configurable: true,
+  },
   host: {
     get(this: any) {
       return this.hostname;

@@ -23,12 +23,16 @@ function stringify(value: unknown, replacer: any, spaces: any, escapeHtml: boole
   return json;
 }
 
-function checkStatus(code: unknown): void {
-  if (!Number.isInteger(code) || (code as number) < 100 || (code as number) > 999) {
-    const err = new RangeError(`Invalid status code: ${code}`);
+/** Node's writeHead check: the status as an integer (`'201'` and `201.5` give 201), else a RangeError. */
+function checkStatus(res: any): void {
+  const given = res.statusCode;
+  const code = given | 0;
+  if (code < 100 || code > 999) {
+    const err = new RangeError(`Invalid status code: ${given}`);
     (err as any).code = 'ERR_HTTP_INVALID_STATUS_CODE';
     throw err;
   }
+  res.statusCode = code;
 }
 
 function httpError(status: number, props: Record<string, unknown>): Error {
@@ -127,7 +131,7 @@ Object.assign(expressResponse, {
       this.removeHeader('Transfer-Encoding');
       chunk = '';
     }
-    checkStatus(this.statusCode);
+    checkStatus(this);
     if (req.method === 'HEAD') this.end();
     else this.end(chunk ?? '', encoding);
     return this;
@@ -334,7 +338,7 @@ Object.assign(expressResponse, {
     });
     this.statusCode = status;
     this.set('Content-Length', Buffer.byteLength(body));
-    checkStatus(status);
+    checkStatus(this);
     if (this.req.method === 'HEAD') this.end();
     else this.end(body);
   },

@@ -19,6 +19,8 @@ export type Res = any;
 export type Next = (err?: unknown) => void;
 /** A middleware, route handler or error middleware. */
 export type HandlerFn = (...args: any[]) => unknown;
+/** Express 4's deprecated `router.param(fn)`: turns `(name, arg)` into a param callback, or returns nothing. */
+export type ParamTransform = (name: string, arg: unknown) => ParamFn | undefined;
 /** A `router.param()` callback. */
 export type ParamFn = (req: Req, res: Res, next: Next, value: unknown, name: string) => unknown;
 
@@ -276,6 +278,7 @@ function optionsResponder(res: Res, options: string[], done: Next): Next {
 export interface Router {
   (req: Req, res: Res, next: Next): void;
   params: Record<string, ParamFn[]>;
+  paramTransforms: ParamTransform[];
   caseSensitive: boolean | undefined;
   mergeParams: boolean | undefined;
   strict: boolean | undefined;
@@ -283,19 +286,27 @@ export interface Router {
   handle(req: Req, res: Res, out: Next): void;
   use(...args: unknown[]): Router;
   route(path: unknown): Route & Record<string, (...handlers: unknown[]) => Route>;
-  param(name: string, fn: ParamFn): Router;
+  param(name: string | string[] | ParamTransform, fn?: any): Router;
   all(path: unknown, ...handlers: unknown[]): Router;
   [method: string]: unknown;
 }
 
 const proto: Record<string, unknown> = {
-  param(this: Router, name: string | string[], fn: ParamFn): Router {
+  param(this: Router, name: string | string[] | ParamTransform, fn: ParamFn): Router {
+    // Express 4's deprecated form: param(fn) adds a function that turns (name, arg) into the callback.
+    if (typeof name === 'function') {
+      this.paramTransforms.push(name);
+      return this;
+    }
     if (Array.isArray(name)) {
       for (const n of name) this.param(n, fn);
       return this;
     }
-    if (typeof name !== 'string') throw new TypeError('router.param() takes a parameter name');
     if (name[0] === ':') name = name.slice(1);
+    for (const transform of this.paramTransforms) {
+      const made = transform(name, fn);
+      if (made) fn = made;
+    }
     if (typeof fn !== 'function') throw new Error(`invalid param() call for ${name}, got ${fn}`);
     (this.params[name] ??= []).push(fn);
     return this;
@@ -516,6 +527,7 @@ export function createRouter(options: RouterOptions = {}): Router {
   } as Router;
   Object.setPrototypeOf(router, proto);
   router.params = {};
+  router.paramTransforms = [];
   router.caseSensitive = options.caseSensitive;
   router.mergeParams = options.mergeParams;
   router.strict = options.strict;

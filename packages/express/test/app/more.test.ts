@@ -74,4 +74,24 @@ describe('express() odds and ends, compared with express@4', () => {
       ],
     );
   });
+
+  it('takes the deprecated app.param(fn) form, status codes given as strings, and gives req.headersDistinct', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.param((name: string, pattern: RegExp) => (req: any, _res: any, next: any, value: string) => {
+          if (pattern.test(value)) {
+            req.checked = `${name}=${value}`;
+            next();
+          } else next('route');
+        });
+        app.param('id', /^\d+$/);
+        app.get('/n/:id', (req: any, res: any) => res.json({ checked: req.checked, distinct: req.headersDistinct['x-multi'] }));
+        app.get('/n/:id', (_req: any, res: any) => res.send('not a number'));
+        app.get('/string-status', (_req: any, res: any) => res.status('201').send('made'));
+        return app;
+      },
+      [{ path: '/n/42', headers: { 'x-multi': 'a' } }, '/n/abc', '/string-status'],
+    );
+  });
 });
