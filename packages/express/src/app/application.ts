@@ -22,7 +22,14 @@ import { parse as parseSimple } from 'node:querystring';
 const kTrustDefault = Symbol('velox.express.trustProxyDefault');
 const kStarted = Symbol('velox.express.started');
 
-/** What `app.listen()` returns: the parts of Node's `http.Server` that apps use. */
+/**
+ * What `app.listen()` returns: the parts of Node's `http.Server` that apps use.
+ * @example
+ * ```ts
+ * const server = app.listen(0, '127.0.0.1', () => console.log(server.address()!.port));
+ * process.on('SIGTERM', () => server.close(() => process.exit(0)));
+ * ```
+ */
 export interface ListeningServer extends EventEmitter {
   /** The Velox server answering. */
   readonly server: Server;
@@ -34,9 +41,54 @@ export interface ListeningServer extends EventEmitter {
   close(callback?: (err?: Error) => void): this;
 }
 
-/** An Express 4 application (the function `express()` returns). */
+/** A middleware, route handler or error middleware, as Express takes them. */
+type Handler = (...args: any[]) => unknown;
+
+/**
+ * An Express 4 application (the function `express()` returns). The members below are typed;
+ * every other Express 4 method (`post`, `put`, `delete`, `all`, …) is there too.
+ * @example
+ * ```ts
+ * const app: Application = express();
+ * app.set('json spaces', 2).get('/', (req, res) => res.json({ ok: true }));
+ * ```
+ */
 export interface Application extends EventEmitter {
   (req: Req, res: Res, next?: Next): void;
+  /** Middlewares, routers and sub-apps, at a path or everywhere. */
+  use(...args: unknown[]): this;
+  /** A setting's value (one argument), or a GET route. */
+  get(setting: string): any;
+  get(path: unknown, ...handlers: Handler[]): this;
+  /** A setting's value (one argument), or sets it (two). */
+  set(setting: string): any;
+  set(setting: string, value: unknown): this;
+  /** A route for a path, to chain handlers by method. */
+  route(path: unknown): any;
+  /** Callbacks for a route parameter. */
+  param(name: string | string[], fn: (req: any, res: any, next: Next, value: any, name: string) => unknown): this;
+  enable(setting: string): this;
+  disable(setting: string): this;
+  enabled(setting: string): boolean;
+  disabled(setting: string): boolean;
+  /** A template engine for an extension. */
+  engine(ext: string, fn: (path: string, options: object, callback: (err: unknown, html?: string) => void) => void): this;
+  /** Renders a view with the app's locals. */
+  render(name: string, options?: object | ((err: unknown, html?: string) => void), callback?: (err: unknown, html?: string) => void): void;
+  /** Starts a Velox server for the app: `listen([port][, host][, backlog][, callback])`. */
+  listen(...args: unknown[]): ListeningServer;
+  /** The app's path from the top app (`''` for it). */
+  path(): string;
+  /** Values every view and request sees. */
+  locals: Record<string, any>;
+  /** Every setting. */
+  settings: Record<string | symbol, any>;
+  /** Where the app is mounted (`'/'` for a top app). */
+  mountpath: string | string[];
+  /** The prototype of this app's requests. */
+  request: any;
+  /** The prototype of this app's responses. */
+  response: any;
   [key: string]: any;
 }
 

@@ -10,7 +10,15 @@ import { expressRequest } from './request.ts';
 import { expressResponse } from './response.ts';
 import { createRouter, Route, type RouterOptions, type Router } from './router.ts';
 
-/** `express()` and Express 4's module members. */
+/**
+ * `express()` and Express 4's module members.
+ * @example
+ * ```ts
+ * import express, { type Express } from '@velox/express';
+ * const make: Express = express;
+ * const app = make();
+ * ```
+ */
 export interface Express {
   (): Application;
   /** Express 4's `express.json([options])` (body-parser 1.x). @example app.use(express.json({ limit: '1mb' })) */

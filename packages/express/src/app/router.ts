@@ -24,7 +24,13 @@ export type ParamTransform = (name: string, arg: unknown) => ParamFn | undefined
 /** A `router.param()` callback. */
 export type ParamFn = (req: Req, res: Res, next: Next, value: unknown, name: string) => unknown;
 
-/** Express's options of `express.Router()`. */
+/**
+ * Express's options of `express.Router()`.
+ * @example
+ * ```ts
+ * const items = express.Router({ mergeParams: true, strict: false, caseSensitive: false });
+ * ```
+ */
 export interface RouterOptions {
   /** `/Foo` and `/foo` are different paths. Default: false (the app's `case sensitive routing`). */
   caseSensitive?: boolean;
@@ -132,7 +138,13 @@ function typeName(value: unknown): string {
   return Object.prototype.toString.call(value).replace(/^\[object (\S+)\]$/, '$1');
 }
 
-/** A route: one path, handlers by method (`router.route(path)`, `app.route(path)`). */
+/**
+ * A route: one path, handlers by method (`router.route(path)`, `app.route(path)`).
+ * @example
+ * ```ts
+ * app.route('/book/:id').get(show).put(update);
+ * ```
+ */
 export class Route {
   path: unknown;
   stack: Layer[] = [];
@@ -274,7 +286,15 @@ function optionsResponder(res: Res, options: string[], done: Next): Next {
   };
 }
 
-/** Express 4's Router: call it as a middleware, or mount it with `use()`. */
+/**
+ * Express 4's Router: call it as a middleware, or mount it with `use()`.
+ * @example
+ * ```ts
+ * const api: Router = express.Router();
+ * api.get('/ping', (req, res) => res.send('pong'));
+ * app.use('/api', api);
+ * ```
+ */
 export interface Router {
   (req: Req, res: Res, next: Next): void;
   params: Record<string, ParamFn[]>;
