@@ -13,7 +13,7 @@ import { ExpressErrorCodes, expressError } from '../errors.ts';
 import { nodeCompat } from '../plugin.ts';
 import { finalHandler } from './final.ts';
 import { compileTrust, etagOf, parseQueryExtended } from './libs.ts';
-import { expressRequest } from './request.ts';
+import { expressRequest, markDualStack } from './request.ts';
 import { expressResponse } from './response.ts';
 import { createRouter, methods, type Next, type Req, type Res, type Router } from './router.ts';
 import { type Engine, View } from './view.ts';
@@ -378,6 +378,9 @@ function listen(application: Application, args: unknown[]): ListeningServer {
   const port = args[0] === undefined || args[0] === null ? 0 : typeof args[0] === 'string' && /^\d+$/.test(args[0]) ? Number(args[0]) : (args[0] as number | string);
   const host = typeof args[1] === 'string' ? args[1] : undefined;
   const server = new Server(serverOptions(application));
+  // Node listens on :: when given no host, and shows IPv4 peers as ::ffff:a.b.c.d there.
+  const everyAddress = typeof port === 'number' && (host === undefined || host === '::');
+  if (everyAddress) markDualStack(server);
   void server.register(nodeCompat);
   const run = (req: Req, res: Res): void => {
     req[kStarted] = true;
@@ -402,7 +405,7 @@ function listen(application: Application, args: unknown[]): ListeningServer {
   handle.address = () => {
     if (!info || !server.listening) return null;
     if (typeof port === 'string') return info.host as never;
-    const address = info.host === '' || info.host === undefined ? '::' : info.host;
+    const address = host === undefined ? '::' : info.host;
     return { address, family: address.includes(':') ? 'IPv6' : 'IPv4', port: info.port };
   };
   handle.close = (cb?: (err?: Error) => void) => {

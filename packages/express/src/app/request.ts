@@ -4,7 +4,7 @@
  * query string is parsed by the app's `query parser`, and `req.cookies` is unset until
  * cookie-parser sets it, as in Express.
  */
-import { isIP } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
 import { Request } from '@velox/core';
 import { allAddresses, clientAddress, type TrustFn } from './libs.ts';
 
@@ -14,8 +14,25 @@ function trustOf(req: any): TrustFn {
   return req.app.get('trust proxy fn') as TrustFn;
 }
 
+/** Servers listening on every address (no host, or `::`), where Node shows IPv4 peers as `::ffff:a.b.c.d`. */
+const dualStack = new WeakSet<object>();
+
+/** @internal Marks a server that listens on every address: its IPv4 peers read as Node shows them. */
+export function markDualStack(server: object): void {
+  dualStack.add(server);
+}
+
+/** The peer's address as Node's socket would give it. */
 function remote(req: any): string | undefined {
-  return req.socket.remoteAddress;
+  const address: string | undefined = req.socket.remoteAddress;
+  if (address && dualStack.has(req.server) && isIPv4(address)) return `::ffff:${address}`;
+  return address;
+}
+
+/** What proxy-addr reads of a request: its headers and the peer's address, as Node gives it. */
+function peerView(req: any): object {
+  const socket = { remoteAddress: remote(req) };
+  return { headers: req.headers, socket, connection: socket };
 }
 
 /** Express 4's `req` members, over Velox's Request. */
@@ -55,13 +72,13 @@ export const expressRequest: any = Object.create(Request.prototype, {
   },
   ip: {
     get(this: any) {
-      return clientAddress(this, trustOf(this));
+      return clientAddress(peerView(this), trustOf(this));
     },
     configurable: true,
   },
   ips: {
     get(this: any) {
-      const addresses = allAddresses(this, trustOf(this));
+      const addresses = allAddresses(peerView(this), trustOf(this));
       addresses.reverse().pop();
       return addresses;
     },

@@ -173,4 +173,21 @@ describe('express() app', () => {
     expect((thrown as { code: string }).code).toBe(ExpressErrorCodes.NODE_SERVER);
     expect((thrown as Error).message).toContain('app.listen(port)');
   });
+
+  it('listens on every address without a host, as Node does: address() says ::, IPv4 peers read ::ffff:', async () => {
+    const answers: unknown[] = [];
+    for (const ex of [express4 as AnyExpress, express as AnyExpress]) {
+      const app = ex();
+      app.get('/ip', (req: any, res: any) => res.json({ ip: req.ip, ips: req.ips }));
+      const server = app.listen(0);
+      await once(server, 'listening');
+      const { address, family, port } = server.address();
+      const body = await (await fetch(`http://127.0.0.1:${port}/ip`)).json();
+      answers.push({ address, family, body });
+      server.closeAllConnections?.();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[0]).toEqual({ address: '::', family: 'IPv6', body: { ip: '::ffff:127.0.0.1', ips: [] } });
+  });
 });
