@@ -6,6 +6,7 @@
  * `redirect` with its text/HTML bodies, `format`, `links`, `cookie` (JSON and signed values),
  * `sendFile`/`download` through `@velox/static`, `render` through the app's view engines.
  */
+import { statSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { Response } from '@velox/core';
@@ -13,6 +14,14 @@ import { disposition, mime } from './libs.ts';
 import { escapeHtml, setCharset } from './util.ts';
 
 const core = Response.prototype as any;
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
 const CHARSET = /;\s*charset\s*=/;
 
 function stringify(value: unknown, replacer: any, spaces: any, escapeHtml: boolean): string | undefined {
@@ -212,6 +221,10 @@ Object.assign(expressResponse, {
       own?.(res, file, stats);
     };
     void core.sendFile.call(this, path, { ...opts, setHeaders }, (err?: any) => {
+      // send 0.19 reports a directory as EISDIR (Express then moves on); @velox/static as a 404.
+      if (err && err.status === 404 && isDirectory(opts.root ? resolve(opts.root, path) : path)) {
+        err = Object.assign(new Error('EISDIR, read'), { code: 'EISDIR' });
+      }
       if (done) return done(err);
       if (err && err.code === 'EISDIR') return next();
       if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next(err);
