@@ -2,7 +2,7 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { type AnyExpress, both } from './harness.ts';
+import { type AnyExpress, both, type Probe } from './harness.ts';
 
 describe('express() res.sendFile options and conditional requests, compared with express@4', () => {
   it('answers maxAge, immutable, lastModified, cacheControl, acceptRanges, dotfiles, directories and conditionals alike', async () => {
@@ -65,12 +65,13 @@ describe('express() res.sendFile options and conditional requests, compared with
     // A failed precondition or range: the same status; send leaves the file's headers on the
     // error answer, @velox/static does not.
     // A 304 likewise (send drops Content-Type and keeps Accept-Ranges; @velox/static the reverse).
-    for (const probe of [
+    const failures: Probe[] = [
       { path: '/f/plain/a.txt', headers: { 'if-modified-since': when.toUTCString(), 'cache-control': 'max-age=0' } },
       { path: '/f/plain/a.txt', headers: { range: 'bytes=20-30' } },
       { path: '/f/plain/a.txt', headers: { 'if-unmodified-since': new Date('2020-01-01').toUTCString() } },
       { path: '/f/plain/a.txt', headers: { 'if-match': '"nope"' } },
-    ]) {
+    ];
+    for (const probe of failures) {
       const [theirs, ours] = await pair.ask(probe);
       expect([ours.status, ours.body]).toEqual([theirs.status, theirs.body]);
     }
