@@ -94,4 +94,27 @@ describe('express() odds and ends, compared with express@4', () => {
       [{ path: '/n/42', headers: { 'x-multi': 'a' } }, '/n/abc', '/string-status'],
     );
   });
+
+  it('sends a body written in pieces after a declared Content-Length with that length, headersSent true from the first write', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.get('/pieces', (_req: any, res: any) => {
+          res.setHeader('Content-Length', '11');
+          res.setHeader('Content-Type', 'text/plain');
+          res.write('hello ');
+          const sent = res.headersSent;
+          res.write(Buffer.from('wor'));
+          res.end('ld', () => {});
+          if (!sent) throw new Error('headersSent should be true');
+        });
+        app.get('/undeclared', (_req: any, res: any) => {
+          res.write('a');
+          res.end('b');
+        });
+        return app;
+      },
+      ['/pieces', { method: 'HEAD', path: '/pieces' }, '/undeclared'],
+    );
+  });
 });
