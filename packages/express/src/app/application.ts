@@ -180,8 +180,8 @@ export const app: Record<string, any> = {
       req.res = res;
       res.req = req;
       req.next = next;
-      Object.setPrototypeOf(req, self.request);
-      Object.setPrototypeOf(res, self.response);
+      if (Object.getPrototypeOf(req) !== self.request) Object.setPrototypeOf(req, self.request);
+      if (Object.getPrototypeOf(res) !== self.response) Object.setPrototypeOf(res, self.response);
       next();
     });
   },

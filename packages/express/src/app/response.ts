@@ -183,7 +183,8 @@ Object.assign(expressResponse, {
       const etag = etagFn(chunk, encoding);
       if (etag) this.set('ETag', etag);
     }
-    if (req.fresh) this.statusCode = 304;
+    // fresh() is false without a conditional header: skip it (and the header copy it makes) then.
+    if ((req.firstHeader('if-none-match') !== '' || req.firstHeader('if-modified-since') !== '') && req.fresh) this.statusCode = 304;
     if (this.statusCode === 204 || this.statusCode === 304) {
       this.removeHeader('Content-Type');
       this.removeHeader('Content-Length');

@@ -15,7 +15,18 @@ export function encodeUrl(url: string): string {
 }
 
 /** A Content-Type with its charset set (content-type's parse and format, for the common cases). */
+const charsetCache = new Map<string, string>();
+
 export function setCharset(type: string, charset: string): string {
+  const key = `${type}\n${charset}`;
+  const known = charsetCache.get(key);
+  if (known !== undefined) return known;
+  const made = withCharset(type, charset);
+  if (charsetCache.size < 256) charsetCache.set(key, made);
+  return made;
+}
+
+function withCharset(type: string, charset: string): string {
   const parts = type.split(';');
   const params = new Map<string, string>();
   for (let i = 1; i < parts.length; i++) {
