@@ -65,16 +65,21 @@ export function etagOf(body: string | Buffer, weak: boolean): string {
   return makeEtag(body, { weak });
 }
 
+/** A Node-style middleware, as the bundled ones are. */
+export type NodeMiddleware = (req: any, res: any, next: (err?: unknown) => void) => void;
+/** A body parser factory of body-parser 1.x (its options: `limit`, `type`, `strict`, `extended`, `inflate`, `verify`, …). */
+export type ParserFactory = (options?: Record<string, unknown>) => NodeMiddleware;
+
 /** Express 4's bundled body parsers. */
-export const parsers = {
+export const parsers: { json: ParserFactory; urlencoded: ParserFactory; raw: ParserFactory; text: ParserFactory } = {
   json: bodyParser.json,
   urlencoded: bodyParser.urlencoded,
   raw: bodyParser.raw,
   text: bodyParser.text,
 };
 
-/** Express 4's bundled static middleware. */
-export const staticFiles = serveStatic;
+/** Express 4's bundled static middleware (serve-static 1.x; its options: `index`, `redirect`, `fallthrough`, `dotfiles`, `extensions`, `maxAge`, `setHeaders`, …). */
+export const staticFiles: (root: string, options?: Record<string, unknown>) => NodeMiddleware = serveStatic;
 
 /** Loads a view engine module by name, as Express 4's View does with `require(ext)`: from the application's directory first. */
 export function loadEngine(name: string): unknown {

@@ -1,14 +1,12 @@
 // Express 4's own versions of these libraries, installed under aliases (the package's tests use
 // the current majors under their own names). Their surface as libs.ts uses it.
 declare module 'body-parser-express4' {
-  import type { RequestHandler } from 'express';
-  type Factory = (options?: Record<string, unknown>) => RequestHandler;
+  type Factory = (options?: Record<string, unknown>) => (req: any, res: any, next: (err?: unknown) => void) => void;
   const bodyParser: { json: Factory; urlencoded: Factory; raw: Factory; text: Factory };
   export default bodyParser;
 }
 declare module 'serve-static-express4' {
-  import type { RequestHandler } from 'express';
-  const serveStatic: ((root: string, options?: Record<string, unknown>) => RequestHandler) & { mime: unknown };
+  const serveStatic: ((root: string, options?: Record<string, unknown>) => (req: any, res: any, next: (err?: unknown) => void) => void) & { mime: unknown };
   export default serveStatic;
 }
 declare module 'path-to-regexp' {
