@@ -384,6 +384,8 @@ function listen(application: Application, args: unknown[]): ListeningServer {
   void server.register(nodeCompat);
   const run = (req: Req, res: Res): void => {
     req[kStarted] = true;
+    // Node's request has no params: core's catch-all gave it its own ('*').
+    req.params = undefined;
     // As on Node, where req.query is unset until the app's query middleware parses it.
     Object.setPrototypeOf(req, application.request);
     Object.setPrototypeOf(res, application.response);

@@ -117,4 +117,22 @@ describe('express() odds and ends, compared with express@4', () => {
       ['/pieces', { method: 'HEAD', path: '/pieces' }, '/undeclared'],
     );
   });
+
+  it('gives a top-level mergeParams router no parent params, and params of nested mounts', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        const top = express.Router({ mergeParams: true });
+        top.get('/x/:id', (req: any, res: any) => res.json(req.params));
+        app.use(top);
+        const inner = express.Router({ mergeParams: true });
+        inner.get('/:b', (req: any, res: any) => res.json(req.params));
+        app.use('/a/:a', inner);
+        app.get('/star/*', (req: any, res: any) => res.json(req.params));
+        app.use((req: any, res: any) => res.json({ params: req.params ?? 'none' }));
+        return app;
+      },
+      ['/x/1', '/a/1/2', '/star/deep/path', '/other'],
+    );
+  });
 });
