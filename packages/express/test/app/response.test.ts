@@ -145,6 +145,25 @@ describe('express() res, compared with express@4', () => {
     );
   });
 
+  it('serializes every cookie option in Express 4\'s order', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.get('/all', (_req: any, res: any) =>
+          res
+            .cookie('a', 'v 1', { domain: 'example.com', path: '/x', expires: new Date('2030-01-02T03:04:05Z'), httpOnly: true, secure: true, sameSite: 'strict', priority: 'high', partitioned: true })
+            .cookie('b', 'v', { sameSite: true })
+            .cookie('c', 'v', { sameSite: 'none', secure: true })
+            .cookie('d', 'a+b', { encode: String })
+            .clearCookie('e', { path: '/x', domain: 'example.com' })
+            .send('ok'),
+        );
+        return app;
+      },
+      ['/all'],
+    );
+  });
+
   it('refuses a signed cookie without cookie-parser as Express 4 does', async () => {
     await compare(
       (express: AnyExpress) => {
