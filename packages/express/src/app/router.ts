@@ -53,6 +53,62 @@ function decodeParam(value: unknown): unknown {
   }
 }
 
+/** A path path-to-regexp reads as plain text (no parameter, group, wildcard or escape). */
+const PLAIN = /^[A-Za-z0-9_~./%-]*$/;
+
+/**
+ * How path-to-regexp 0.1 matches a plain path, without its regular expression: the text (`base`),
+ * then an optional slash unless `strict`, then the end of the path (routes) or, for a middleware,
+ * a `/` or the end after it (`lookahead`). Same answers as the expression (a test compares them).
+ */
+interface PlainPath {
+  base: string;
+  optionalSlash: boolean;
+  end: boolean;
+  lookahead: boolean;
+  sensitive: boolean;
+}
+
+function plainPath(path: unknown, options: { sensitive?: boolean; strict?: boolean; end?: boolean }): PlainPath | undefined {
+  if (typeof path !== 'string' || !PLAIN.test(path)) return undefined;
+  const strict = options.strict === true;
+  const end = options.end !== false;
+  const trailing = path.endsWith('/');
+  return {
+    base: !strict && trailing ? path.slice(0, -1) : path,
+    optionalSlash: !strict,
+    end,
+    lookahead: !end && !(strict && trailing),
+    sensitive: options.sensitive === true,
+  };
+}
+
+/** The text a plain path matches at the start of `path` (what `regexp.exec(path)[0]` gives), or undefined. */
+function matchPlain(plain: PlainPath, path: string): string | undefined {
+  const base = plain.base;
+  const n = base.length;
+  if (path.length < n) return undefined;
+  for (let i = 0; i < n; i++) {
+    const a = path.charCodeAt(i);
+    const b = base.charCodeAt(i);
+    if (a === b) continue;
+    // The `i` flag folds ASCII letters only (base is ASCII).
+    const lower = b | 0x20;
+    if (plain.sensitive || lower < 97 || lower > 122 || (a | 0x20) !== lower) return undefined;
+  }
+  const slashNext = path.charCodeAt(n) === 47;
+  if (plain.end) {
+    if (path.length === n || (plain.optionalSlash && slashNext && path.length === n + 1)) return path;
+    return undefined;
+  }
+  if (plain.optionalSlash && slashNext) {
+    // Greedy: take the slash if what follows is a slash or the end, else leave it to the lookahead.
+    return path.length === n + 1 || path.charCodeAt(n + 1) === 47 ? path.slice(0, n + 1) : path.slice(0, n);
+  }
+  if (plain.lookahead && !(path.length === n || slashNext)) return undefined;
+  return path.slice(0, n);
+}
+
 /** One entry of a stack: a path pattern and its function. */
 export class Layer {
   handle: HandlerFn;
@@ -65,6 +121,7 @@ export class Layer {
   method: string | undefined = undefined;
   #fastStar: boolean;
   #fastSlash: boolean;
+  #plain: PlainPath | undefined;
 
   constructor(path: unknown, options: { sensitive?: boolean; strict?: boolean; end?: boolean }, fn: HandlerFn) {
     this.handle = fn;
@@ -74,6 +131,7 @@ export class Layer {
     this.keys = compiled.keys;
     this.#fastStar = path === '*';
     this.#fastSlash = path === '/' && options.end === false;
+    this.#plain = plainPath(path, options);
   }
 
   handleError(error: unknown, req: Req, res: Res, next: Next): void {
@@ -109,6 +167,17 @@ export class Layer {
         this.path = path;
         return true;
       }
+    }
+    if (this.#plain !== undefined && path != null) {
+      const matched = matchPlain(this.#plain, path);
+      if (matched === undefined) {
+        this.params = undefined;
+        this.path = undefined;
+        return false;
+      }
+      this.params = {};
+      this.path = matched;
+      return true;
     }
     const match = path == null ? null : this.regexp.exec(path);
     if (!match) {
