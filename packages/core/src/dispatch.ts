@@ -13,7 +13,7 @@ import { Request } from './request.ts';
 import { Response } from './response.ts';
 import { PrefixRelation, prefixMatcher, relateToPrefix } from './routing.ts';
 import type { MiddlewareWrapper } from './options.ts';
-import { kCloseAfter, kDetach, kRelease } from './symbols.ts';
+import { kBodyUnstarted, kCloseAfter, kDetach, kRelease } from './symbols.ts';
 import type { Method, Middleware } from './types.ts';
 
 /** A middleware added with `use()`, with its prefix (`''` for every route). */
@@ -98,16 +98,73 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
       run(chain, 0, req, res, fail);
     }
     if (res.finished || res.aborted) {
-      // Kept apart from [kDetach] so that this common path stays small enough to inline.
+      // Kept apart from goAsync so that this common path stays small enough to inline.
       req[kRelease]();
       return;
     }
-    // The handler went async: uWS needs an abort handler now, and its request dies on return.
-    res[kDetach]();
-    req[kDetach]();
-    ures.onAborted(() => life.abort(req, res));
-    life.track(res);
+    if (settlesInCallback === true && req[kBodyUnstarted]) {
+      // The handler awaits something. What it awaits may well be settled already (a session in
+      // memory, a cache hit): the promises it chains then run before uWS's callback returns, with
+      // uWS's request still live and the socket corked, and the answer needs none of the work of
+      // going async. Looked at after a few turns of the microtask queue (most handlers are done
+      // by then), and at the latest from a tick, which runs once every microtask has run.
+      RESOLVED.then(() => settle(life, req, res, ures, SETTLE_TURNS));
+      return;
+    }
+    goAsync(life, req, res, ures);
+    if (settlesInCallback === undefined) learn(ureq);
   };
+}
+
+const RESOLVED = Promise.resolve();
+
+/**
+ * Whether uWS runs the microtasks a route handler queued, and the ticks they queue, before its
+ * callback returns, while its HttpRequest is still live. Node does so for a native callback
+ * entered through MakeCallback at the top of the stack, as uWS.js v20.51 calls handlers (uWS
+ * closes a connection that pipelines a request behind a pending answer, so a handler is never
+ * called from inside JavaScript). Never assumed: learned on the first request that goes async
+ * (undefined until then), by reading uWS's request from such a tick, which uWS refuses with an
+ * exception once its callback has returned.
+ */
+let settlesInCallback: boolean | undefined;
+
+function learn(ureq: HttpRequest): void {
+  settlesInCallback = false;
+  RESOLVED.then(() =>
+    process.nextTick(() => {
+      try {
+        ureq.getMethod();
+        settlesInCallback = true;
+      } catch {
+        settlesInCallback = false;
+      }
+    }),
+  );
+}
+
+/** Turns of the microtask queue to wait for an answer before waiting for the tick. */
+const SETTLE_TURNS = 2;
+
+/** Still inside uWS's callback: done, another turn, or going async once every microtask ran. */
+function settle(life: Lifecycle, req: Request, res: Response, ures: HttpResponse, turns: number): void {
+  if (res.finished || res.aborted) req[kRelease]();
+  else if (turns > 0) RESOLVED.then(() => settle(life, req, res, ures, turns - 1));
+  else if (turns === 0) process.nextTick(settle, life, req, res, ures, -1);
+  else goAsync(life, req, res, ures);
+}
+
+/** The handler went async: uWS needs an abort handler now, and its request dies on return. */
+function goAsync(life: Lifecycle, req: Request, res: Response, ures: HttpResponse): void {
+  res[kDetach]();
+  req[kDetach]();
+  ures.onAborted(() => life.abort(req, res));
+  life.track(res);
+}
+
+/** For tests: whether the settle path is in use in this process (undefined until learned). */
+export function settlesInUwsCallback(): boolean | undefined {
+  return settlesInCallback;
 }
 
 /** Reads and decodes route parameters; undefined when an escape is malformed. */

@@ -18,6 +18,7 @@ import type { Server } from './server.ts';
 import {
   kAbort,
   kBaseUrl,
+  kBodyUnstarted,
   kCloseAfter,
   kConfig,
   kDetach,
@@ -263,6 +264,29 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
   set cookies(value: Record<string, string>) {
     this.#cookies = value;
+  }
+
+  /**
+   * One cookie by name: the same value as `req.cookies[name]`, found with less work. While
+   * nothing has read `req.cookies` and uWS's request is live, only the first Cookie line is
+   * parsed, and a cookie found there is the answer (the first of a repeated name wins, as in the
+   * joined header); otherwise, or when it is not there, this reads `req.cookies`. Undefined when
+   * there is no such cookie (or, with `parseCookies: false`, nothing a middleware assigned).
+   * @example
+   * ```ts
+   * const theme = req.getCookie('theme') ?? 'light';
+   * ```
+   */
+  getCookie(name: string): string | undefined {
+    const ureq = this.#ureq;
+    if (this.#cookies === undefined && ureq !== null && this.#headers === undefined && this.server[kConfig].parseCookies) {
+      const first = ureq.getHeader('cookie');
+      if (first !== '') {
+        const value = parseCookieHeader(first)[name];
+        if (value !== undefined) return value;
+      }
+    }
+    return this.cookies?.[name];
   }
 
   /**
@@ -565,6 +589,11 @@ export class Request<Params = Record<string, string>, Q = Query> {
   /** @internal The uWS callback returned after the response was sent: uWS's request is gone. */
   [kRelease](): void {
     this.#ureq = null;
+  }
+
+  /** @internal True while no body reader started and uWS's request is still live. */
+  get [kBodyUnstarted](): boolean {
+    return this.#body === undefined && this.#ureq !== null;
   }
 
   /** @internal The response is ending: drop any unread body (uWS's request stays readable until the callback returns). */

@@ -264,6 +264,10 @@ export class Server {
   any<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
     return this.#add('ANY', pattern, handlers as ChainFn[]);
   }
+  /** Every method: Express's name for {@link Server.any}. @example app.all('/api/*', handler); */
+  all<const Path extends string, const M extends Middleware[]>(pattern: Path, ...handlers: [...M, RouteHandler<Path, M>]): this {
+    return this.#add('ANY', pattern, handlers as ChainFn[]);
+  }
 
   /**
    * Registers a prepared route; routers flatten themselves into these. Throws if the same method

@@ -13,6 +13,8 @@ export const kBaseUrl: unique symbol = Symbol('velox.baseUrl');
 export const kAbort: unique symbol = Symbol('velox.abort');
 /** The handler went async: copy what uWS's request holds before it dies (both have it). */
 export const kDetach: unique symbol = Symbol('velox.detach');
+/** True while no body reader started (the body, if any, is still uWS's to hand over). */
+export const kBodyUnstarted: unique symbol = Symbol('velox.bodyUnstarted');
 /** The request ended synchronously: let go of what it holds. */
 export const kRelease: unique symbol = Symbol('velox.release');
 /** The response is ending: let go of the request's body. */

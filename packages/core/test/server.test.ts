@@ -19,6 +19,16 @@ describe('Server routes', () => {
     expect(await (await fetch(`${url}/any`, { method: 'PATCH' })).text()).toBe('any:PATCH');
   });
 
+  it('answers every method on an all() route, as on any()', async () => {
+    const app = server();
+    app.all('/api/*', (req, res) => res.send(`all:${req.method}:${req.path}`));
+    const { url } = await start(app);
+    for (const m of ['GET', 'POST', 'PUT', 'DELETE']) {
+      expect(await (await fetch(`${url}/api/x`, { method: m })).text()).toBe(`all:${m}:/api/x`);
+    }
+    expect(app.routes()).toContainEqual({ method: 'ANY', path: '/api/*' });
+  });
+
   it('answers HEAD from the GET route, with the length and no body', async () => {
     const app = server();
     let calls = 0;

@@ -1,7 +1,9 @@
 /**
- * MemoryStore: sessions in this process's memory. Records are kept as JSON text (copied in and
- * out: no request ever holds an object the store keeps), swept a slice at a time on an unref'd
- * timer, and capped, with the least recently used evicted first in constant time.
+ * MemoryStore: sessions in this process's memory. A record's values are kept as they would be in
+ * JSON: strings, numbers, booleans and null as they are, objects and arrays as their JSON text
+ * (so no request ever holds an object the store keeps); a record's values are never changed in
+ * place, a write replaces them. Swept a slice at a time on an unref'd timer, and capped, with the
+ * least recently used evicted first in constant time.
  */
 import { invalidOption } from './errors.ts';
 import type { SessionChange, SessionRecord, SessionStore } from './store.ts';
@@ -44,25 +46,102 @@ export const storeWork = {
   examined: 0,
 };
 
-/** One session, and its place in the recency list (least recently used first). */
-class Entry {
+/** One session, and its place in the recency list (least recently used first). @internal */
+export class Entry {
   readonly id: string;
   created: number;
   seen: number;
   expires: number;
-  /** The data as JSON text. */
-  json: string;
+  /** The values, replaced (never changed) by a write: a session that read them may keep them. */
+  values: StoredValues;
   prev: Entry | undefined = undefined;
   next: Entry | undefined = undefined;
 
-  constructor(id: string, created: number, seen: number, expires: number, json: string) {
+  constructor(id: string, created: number, seen: number, expires: number, values: StoredValues) {
     this.id = id;
     this.created = created;
     this.seen = seen;
     this.expires = expires;
-    this.json = json;
+    this.values = values;
   }
 }
+
+/** An object or array value as its JSON text: parsed by whoever reads it, so each reader gets its own copy. @internal */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** A record's values in the store: JSON primitives as they are, objects and arrays as {@link JsonText}. @internal */
+export type StoredValues = Record<string, unknown>;
+
+/**
+ * An empty record with no inherited keys that V8 keeps in fast mode (an `Object.create(null)`
+ * object starts as a dictionary, slow to read even for a missing key): its prototype is a frozen,
+ * empty, null-prototype object. @internal
+ */
+function ValuesConstructor(this: object) {}
+ValuesConstructor.prototype = Object.freeze(Object.create(null));
+export const Values = ValuesConstructor as unknown as new () => StoredValues;
+
+/** A value as the store keeps it (undefined: JSON would leave it out). @internal */
+export function storedValue(value: unknown): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : null;
+    case 'object':
+      if (value === null || value instanceof JsonText) return value;
+      return jsonText(value);
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+  }
+  // A bigint: JSON.stringify throws, as it would for the whole record.
+  return jsonText(value);
+}
+
+function jsonText(value: unknown): JsonText | undefined {
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : new JsonText(text);
+}
+
+/** A value as a reader gets it: JSON text parsed into its own copy. @internal */
+export function readValue(value: unknown): unknown {
+  return value instanceof JsonText ? JSON.parse(value.text) : value;
+}
+
+/** Stored values from a record's data (its own enumerable keys, as JSON.stringify takes them). */
+function toStored(data: Record<string, unknown>): StoredValues {
+  const values = new Values();
+  for (const key of Object.keys(data)) {
+    const value = storedValue(data[key]);
+    if (value !== undefined) values[key] = value;
+  }
+  return values;
+}
+
+/** A record's data from stored values: a plain object, as JSON.parse would make it. */
+function toData(values: StoredValues): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const key in values) {
+    const value = readValue(values[key]);
+    // "__proto__" must stay an own property (as JSON.parse makes it), not set the prototype.
+    if (key === '__proto__') Object.defineProperty(data, key, { value, enumerable: true, writable: true, configurable: true });
+    else data[key] = value;
+  }
+  return data;
+}
+
+/** Symbols of the store's promise-free path for the session (not part of its API). @internal */
+export const kRead: unique symbol = Symbol('velox.session.memory.read');
+export const kCreate: unique symbol = Symbol('velox.session.memory.create');
+export const kUpdate: unique symbol = Symbol('velox.session.memory.update');
 
 /**
  * The default store: sessions in memory, for one process (use {@link RedisStore} across
@@ -156,28 +235,12 @@ export class MemoryStore implements SessionStore {
   getSync(id: string): SessionRecord | undefined {
     const entry = this.#live(id, Date.now());
     if (!entry) return undefined;
-    return { created: entry.created, seen: entry.seen, data: JSON.parse(entry.json) };
+    return { created: entry.created, seen: entry.seen, data: toData(entry.values) };
   }
 
   /** `set()` without a promise. @example store.setSync(id, { created: Date.now(), seen: Date.now(), data: {} }, 60_000); */
   setSync(id: string, record: SessionRecord, ttlMs: number): void {
-    const json = JSON.stringify(record.data);
-    const now = Date.now();
-    const entries = this.#entries;
-    const old = entries.get(id);
-    if (old !== undefined) {
-      old.created = record.created;
-      old.seen = record.seen;
-      old.expires = now + ttlMs;
-      old.json = json;
-      this.#use(old);
-    } else {
-      if (entries.size >= this.#maxEntries) this.#makeRoom(now);
-      const entry = new Entry(id, record.created, record.seen, now + ttlMs, json);
-      entries.set(id, entry);
-      this.#append(entry);
-    }
-    this.#timer ??= this.#startSweeper();
+    this[kCreate](id, toStored(record.data), record.created, record.seen, ttlMs);
   }
 
   /** `update()` without a promise. @example const stillThere = store.updateSync(id, { set: { visits: 2 }, delete: [], seen: Date.now() }, 60_000); */
@@ -185,14 +248,14 @@ export class MemoryStore implements SessionStore {
     const now = Date.now();
     const entry = this.#live(id, now);
     if (!entry) return false;
-    const data: Record<string, unknown> = JSON.parse(entry.json);
-    for (const key of change.delete) delete data[key];
+    const values = Object.assign(new Values(), entry.values);
+    for (const key of change.delete) delete values[key];
     for (const key in change.set) {
-      // "__proto__" must stay an own property (as JSON.parse makes it), not set the prototype.
-      if (key === '__proto__') Object.defineProperty(data, key, { value: change.set[key], enumerable: true, writable: true, configurable: true });
-      else data[key] = change.set[key];
+      const value = storedValue(change.set[key]);
+      if (value === undefined) delete values[key];
+      else values[key] = value;
     }
-    entry.json = JSON.stringify(data);
+    entry.values = values;
     entry.seen = change.seen;
     entry.expires = now + ttlMs;
     return true;
@@ -204,6 +267,55 @@ export class MemoryStore implements SessionStore {
     const entry = this.#live(id, now);
     if (!entry) return false;
     entry.seen = now;
+    entry.expires = now + ttlMs;
+    return true;
+  }
+
+  /**
+   * @internal The session's read: the live entry (moved to the recency list's end), whose
+   * `values` the caller may keep but never change.
+   */
+  [kRead](id: string, now: number): Entry | undefined {
+    return this.#live(id, now);
+  }
+
+  /** @internal The session's first write: a new record with these values (made for it, kept as they are). */
+  [kCreate](id: string, values: StoredValues, created: number, seen: number, ttlMs: number): void {
+    const now = Date.now();
+    const entries = this.#entries;
+    const old = entries.get(id);
+    if (old !== undefined) {
+      old.created = created;
+      old.seen = seen;
+      old.expires = now + ttlMs;
+      old.values = values;
+      this.#use(old);
+    } else {
+      if (entries.size >= this.#maxEntries) this.#makeRoom(now);
+      const entry = new Entry(id, created, seen, now + ttlMs, values);
+      entries.set(id, entry);
+      this.#append(entry);
+    }
+    this.#timer ??= this.#startSweeper();
+  }
+
+  /**
+   * @internal The session's change: the `changed` keys of `data` (absent ones deleted) merged
+   * into the record as it is now, as new values (the old ones may still be read). False when the
+   * record is gone.
+   */
+  [kUpdate](id: string, changed: Iterable<string>, data: Record<string, unknown>, seen: number, ttlMs: number): boolean {
+    const now = Date.now();
+    const entry = this.#live(id, now);
+    if (!entry) return false;
+    const values = Object.assign(new Values(), entry.values);
+    for (const key of changed) {
+      const value = key in data ? storedValue(data[key]) : undefined;
+      if (value === undefined) delete values[key];
+      else values[key] = value;
+    }
+    entry.values = values;
+    entry.seen = seen;
     entry.expires = now + ttlMs;
     return true;
   }

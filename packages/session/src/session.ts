@@ -8,6 +8,7 @@ import type { Request, Response } from '@velox/core';
 import { SessionErrorCodes, storeError, usageError } from './errors.ts';
 import type { Settings } from './options.ts';
 import { newId, type Verified } from './signing.ts';
+import { type Entry, JsonText, kCreate, kRead, kUpdate, storedValue, Values } from './memory-store.ts';
 import { applyChange, type SessionChange, type SessionRecord } from './store.ts';
 
 /**
@@ -100,7 +101,10 @@ export class Session {
   #created = 0;
   /** The `seen` the store has (or will have once written). */
   #seen = 0;
-  #data: Record<string, unknown> = Object.create(null);
+  /** The values; on a MemoryStore, objects may still be the store's JSON text until read. */
+  #data: Record<string, unknown> = new Values();
+  /** True while #data is the MemoryStore's own record (never changed: copied before a change). */
+  #shared = false;
   /** Keys set or deleted since the last write; null when none. */
   #changed: Set<string> | null = null;
   /** Whether the store has a record for the current id. */
@@ -165,7 +169,14 @@ export class Session {
    */
   get<K extends string>(key: K): SessionValue<K> | undefined {
     this.#check();
-    return this.#data[key] as SessionValue<K> | undefined;
+    const value = this.#data[key];
+    if (value instanceof JsonText) {
+      // Parsed on first read, into this request's own copy.
+      const parsed = JSON.parse(value.text);
+      this.#own()[key] = parsed;
+      return parsed;
+    }
+    return value as SessionValue<K> | undefined;
   }
 
   /**
@@ -201,7 +212,7 @@ export class Session {
   delete(key: string): this {
     this.#check();
     if (key in this.#data) {
-      delete this.#data[key];
+      delete this.#own()[key];
       (this.#changed ??= new Set()).add(key);
     }
     return this;
@@ -216,6 +227,8 @@ export class Session {
    */
   all(): SessionValues {
     this.#check();
+    const data = this.#data;
+    for (const key in data) if (data[key] instanceof JsonText) this.#own()[key] = JSON.parse((data[key] as JsonText).text);
     return { ...this.#data };
   }
 
@@ -236,9 +249,10 @@ export class Session {
     if (this.#stored) await this.#destroyRecord(this.#id);
     const keep = options.keep;
     if (keep) {
-      const data: Record<string, unknown> = Object.create(null);
+      const data = new Values();
       for (const key of keep) if (key in this.#data) data[key] = this.#data[key];
       this.#data = data;
+      this.#shared = false;
     }
     this.#id = newId();
     this.#created = this.#seen = Date.now();
@@ -307,13 +321,13 @@ export class Session {
         return Promise.reject(storeError(undefined, 'its connection is down'));
       }
       req.res.beforeHead(this.#commit);
-      const raw = req.cookies[settings.name];
+      const raw = req.getCookie(settings.name);
       if (raw !== undefined) {
         this.#cookie = raw;
         const verified = settings.signer.verify(raw);
         if (verified !== undefined) {
           if (settings.memory === undefined) return this.#loadLater(verified);
-          this.#load(verified, settings.memory.getSync(verified.id));
+          this.#loadEntry(verified, settings.memory[kRead](verified.id, Date.now()));
           return RESOLVED;
         }
       }
@@ -344,7 +358,8 @@ export class Session {
         this.#id = verified.id;
         this.#created = created;
         this.#seen = seen;
-        this.#data = Object.assign(Object.create(null), data);
+        this.#data = Object.assign(new Values(), data);
+        this.#shared = false;
         this.#isNew = false;
         this.#stored = true;
         // A cookie signed with a retired secret is signed again with the current one.
@@ -359,11 +374,48 @@ export class Session {
     this.#ready = true;
   }
 
+  /**
+   * #load for a MemoryStore: its record's values are kept as they are (the store never changes
+   * them in place), read lazily, and copied before the first change.
+   */
+  #loadEntry(verified: Verified, entry: Entry | undefined): void {
+    if (entry !== undefined) {
+      const now = Date.now();
+      const settings = this.#settings;
+      if (now - entry.seen < settings.idle && now - entry.created < settings.absolute) {
+        this.#id = verified.id;
+        this.#created = entry.created;
+        this.#seen = entry.seen;
+        this.#data = entry.values;
+        this.#shared = true;
+        this.#isNew = false;
+        this.#stored = true;
+        if (verified.secret === 0) this.#signed = this.#cookie;
+        else this.#cookieDue = true;
+        this.#ready = true;
+        return;
+      }
+      this.#stale = verified.id;
+    }
+    this.#begin(Date.now());
+    this.#ready = true;
+  }
+
+  /** The values, this request's own (copied from the store's record before the first change). */
+  #own(): Record<string, unknown> {
+    if (this.#shared) {
+      this.#data = Object.assign(new Values(), this.#data);
+      this.#shared = false;
+    }
+    return this.#data;
+  }
+
   /** A new, empty session with a fresh id. */
   #begin(now: number): void {
     this.#id = newId();
     this.#created = this.#seen = now;
-    this.#data = Object.create(null);
+    this.#data = new Values();
+    this.#shared = false;
     this.#changed = null;
     this.#isNew = true;
     this.#stored = false;
@@ -425,30 +477,43 @@ export class Session {
       } else if (!this.#stored) {
         this.#changed = null;
         if (!hasKeys(this.#data)) return undefined; // an empty new session is not stored
-        const record: SessionRecord = { created: this.#created, seen: now, data: { ...this.#data } };
         const stored = () => {
           this.#stored = true;
           this.#written(now, true);
         };
-        if (memory === undefined) return after(store.set(id, record, ttl), stored);
-        memory.setSync(id, record, ttl);
+        if (memory === undefined) {
+          const record: SessionRecord = { created: this.#created, seen: now, data: { ...this.#data } };
+          return after(store.set(id, record, ttl), stored);
+        }
+        const values = new Values();
+        const data = this.#data;
+        for (const key in data) {
+          const value = storedValue(data[key]);
+          if (value !== undefined) values[key] = value;
+        }
+        memory[kCreate](id, values, this.#created, now, ttl);
         stored();
       } else if (this.#changed !== null) {
-        const change: SessionChange = { set: Object.create(null), delete: [], seen: now };
-        for (const key of this.#changed) {
-          if (key in this.#data) change.set[key] = this.#data[key];
-          else change.delete.push(key);
-        }
+        const changed = this.#changed;
         this.#changed = null;
         // A change moves the idle timer as a read does: at most once per touchAfter (or when
         // touch() asked), so the cookie need not go out with every change.
         let seen = this.#seen;
         if (this.#touchWanted || now - seen >= settings.touchAfter || seen + settings.idle <= now) seen = now;
         this.#touchWanted = false;
-        change.seen = seen;
         const left = this.#expiresAt(seen) - now;
-        if (memory === undefined) return after(applyChange(store, id, change, left), (ok) => this.#settled(ok, seen, now));
-        this.#settled(memory.updateSync(id, change, left), seen, now);
+        const data = this.#data;
+        if (memory === undefined) {
+          const change: SessionChange = { set: Object.create(null), delete: [], seen };
+          for (const key of changed) {
+            if (key in data) change.set[key] = data[key];
+            else change.delete.push(key);
+          }
+          return after(applyChange(store, id, change, left), (ok) => this.#settled(ok, seen, now));
+        }
+        // The changed keys merged into the record as it is now (another request may have
+        // changed other keys since this one read it), as one new set of values.
+        this.#settled(memory[kUpdate](id, changed, data, seen, left), seen, now);
       } else if (this.#touchWanted || (!saving && now - this.#seen >= settings.touchAfter)) {
         this.#touchWanted = false;
         if (memory === undefined) return after(store.touch(id, ttl), (ok) => this.#settled(ok, now, now));
@@ -523,7 +588,7 @@ export class Session {
       this.delete(key);
       return;
     }
-    this.#data[key] = copy(key, value);
+    this.#own()[key] = copy(key, value);
     (this.#changed ??= new Set()).add(key);
   }
 

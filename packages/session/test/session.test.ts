@@ -1,7 +1,7 @@
 import { listen } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, SessionErrorCodes, session } from '../src/index.ts';
-import { app, Browser, CountingStore, SECRET, server, storeKinds } from './helpers.ts';
+import { app, Browser, CountingStore, gate, SECRET, server, storeKinds } from './helpers.ts';
 
 describe.each(storeKinds)('req.session with $kind', ({ make }) => {
   it('begins a session, then loads it from the cookie on the next request', async () => {
@@ -56,6 +56,46 @@ describe.each(storeKinds)('req.session with $kind', ({ make }) => {
     const browser = new Browser(await listen(a));
     expect((await browser.post('/set')).body).toEqual({ now: { items: ['apple'] } });
     expect((await browser.get('/get')).body).toEqual({ cart: { items: ['apple'] }, when: '1970-01-01T00:00:00.000Z' });
+  });
+
+  it('gives each request its own copy of an object value: a change made without set() is not stored, nor seen by another request', async () => {
+    const a = server();
+    await a.register(session, { secret: SECRET, store: make() });
+    const gates = new Map<string, ReturnType<typeof gate>>();
+    a.post('/fill', async (req, res) => {
+      await req.session.start();
+      req.session.set({ cart: { items: ['apple'] }, count: 1 });
+      res.send('ok');
+    });
+    // Reads the cart, changes the object it got without set(), and answers what it sees after a gate.
+    a.post('/mutate/:name', async (req, res) => {
+      await req.session.start();
+      const cart = req.session.get('cart') as { items: string[] };
+      cart.items.push(`mutated by ${req.params.name}`);
+      await gates.get(req.params.name)!.promise;
+      res.json({ cart: req.session.get('cart'), all: req.session.all() });
+    });
+    a.post('/count', async (req, res) => {
+      await req.session.start();
+      req.session.set('count', (req.session.get('count') as number) + 1);
+      res.json(req.session.all());
+    });
+    a.get('/read', async (req, res) => {
+      await req.session.start();
+      res.json(req.session.all());
+    });
+    const browser = new Browser(await listen(a));
+    await browser.post('/fill');
+    gates.set('a', gate());
+    const pending = browser.post('/mutate/a');
+    // Another request of the same session changes a key while the first one holds its copy.
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await browser.post('/count')).body).toEqual({ cart: { items: ['apple'] }, count: 2 });
+    gates.get('a')!.open();
+    // The first request sees its own change (the same object on every read), not the other's write.
+    expect((await pending).body).toEqual({ cart: { items: ['apple', 'mutated by a'] }, all: { cart: { items: ['apple', 'mutated by a'] }, count: 1 } });
+    // Nothing called set('cart'): the stored cart is unchanged, the other request's count kept.
+    expect((await browser.get('/read')).body).toEqual({ cart: { items: ['apple'] }, count: 2 });
   });
 
   it('does not store a new session nothing was set in, nor send a cookie for it', async () => {

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// Instructions per request (callgrind, as instructions.mjs) for two suites whose req/s flip with
+// the machine's noise: the session suite's route (Velox with and without @velox/session on its
+// MemoryStore, the cookie of a stored session sent with every request) and the multipart suite's
+// 1 MiB upload (raw uWS + @fastify/busboy, Velox, hyper-express). Prints one line per server.
+//
+//   node instructions-suites.mjs [session|multipart]...      (default: both)
+//   INSTR_WARMUP / INSTR_COUNT: requests before / while counting (session 15000 / 5000,
+//   multipart 300 / 200).
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { sendFixed } from './lib/fixed-client.mjs';
+import { ensureCommand } from './lib/tools.mjs';
+import { CONTENT_TYPE, uploadBody } from './servers/multipart/shared.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+/** Starts `file` for `scenario` under callgrind; resolves with the child and its port. */
+async function start(file, scenario, dir) {
+  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', process.execPath, '--conditions=built', file, scenario, '0'];
+  const child = spawn('valgrind', args, { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code}): ${stderr.split('\n').slice(-4).join(' / ')}`)));
+  });
+  return { child, port };
+}
+
+/** Instructions per request of `file` answering `payload(port)`, counted over `count` requests. */
+async function measure(file, scenario, payload, warmup, count, connections) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'velox-instr-'));
+  const { child, port } = await start(file, scenario, dir);
+  try {
+    const bytes = await payload(port);
+    await sendFixed(port, bytes, warmup, connections);
+    spawnSync('callgrind_control', ['-z', String(child.pid)]);
+    await sendFixed(port, bytes, count, connections);
+    spawnSync('callgrind_control', ['-d', String(child.pid)]);
+    const dump = path.join(dir, `cg.${child.pid}.1`);
+    let summary;
+    for (let i = 0; i < 200 && !summary; i++) {
+      await sleep(100);
+      if (existsSync(dump)) summary = /^summary: (\d+)/m.exec(readFileSync(dump, 'utf8'));
+    }
+    if (!summary) throw new Error(`callgrind wrote no summary for ${file}`);
+    return Number(summary[1]) / count;
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** GET /visits with the cookie the server set on a first visit (none if it set none). */
+async function visits(port) {
+  const first = await fetch(`http://127.0.0.1:${port}/visits`);
+  const cookie = first.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  return Buffer.from(`GET /visits HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${cookie ? `Cookie: ${cookie}\r\n` : ''}\r\n`);
+}
+
+function upload(port) {
+  const body = uploadBody();
+  const head = `POST /upload HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: ${CONTENT_TYPE}\r\nContent-Length: ${body.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), body]);
+}
+
+const SUITES = {
+  session: { scenario: 'session', files: ['session/velox-nosession.mjs', 'session/velox.mjs'], payload: visits, warmup: 15_000, count: 5_000, connections: 16 },
+  multipart: { scenario: 'upload', files: ['multipart/uws.mjs', 'multipart/velox.mjs', 'multipart/hyper-express.mjs'], payload: upload, warmup: 300, count: 200, connections: 4 },
+};
+
+ensureCommand('valgrind');
+const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(SUITES);
+for (const name of chosen) {
+  const suite = SUITES[name];
+  if (!suite) throw new Error(`unknown suite ${name}; one of ${Object.keys(SUITES).join(', ')}`);
+  const warmup = Number(process.env.INSTR_WARMUP ?? suite.warmup);
+  const count = Number(process.env.INSTR_COUNT ?? suite.count);
+  const figures = {};
+  for (const file of suite.files) {
+    figures[file] = await measure(path.join('servers', file), suite.scenario, suite.payload, warmup, count, suite.connections);
+    console.log(`${name.padEnd(10)} ${file.padEnd(30)} ${Math.round(figures[file]).toLocaleString('en-US').padStart(10)} instructions/request`);
+  }
+  const [base] = suite.files;
+  for (const file of suite.files.slice(1)) console.log(`${name.padEnd(10)} ${file} / ${base}: ${(figures[file] / figures[base]).toFixed(3)}`);
+}
+console.log(`Node ${process.version}`);

@@ -1,0 +1,139 @@
+// The fetch suite (@velox/fetch): one Hono app (servers/fetch/app.mjs) on Velox's serve(), inside
+// a Velox server through fetchHandler(), on @hono/node-server and on Bun.serve, against raw uWS
+// answering the same routes by hand (the limit). See benchmarks/README.md, "Suites".
+
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const IDLE_CLIENT = path.join(BENCH_DIR, 'servers', 'fetch', 'idle-client.mjs');
+const IDLE_CONNECTIONS = 5000;
+
+const JSON_PAYLOAD = { id: 123, name: 'velox', tags: ['a', 'b'], ok: true };
+
+const SERVERS = {
+  uws: 'fetch/raw-uws.mjs',
+  'velox-fetch': 'fetch/velox-serve.mjs',
+  'velox-fetch-light': 'fetch/velox-serve-light.mjs',
+  'velox-fetch-handler': 'fetch/velox-handler.mjs',
+  'hono-node-server': 'fetch/hono-node-server.mjs',
+  'hono-bun': 'fetch/hono-bun.mjs',
+};
+
+/** @type {import('../lib/suites.mjs').Suite} */
+export default {
+  name: 'fetch',
+  title: '@velox/fetch',
+  frameworks: [
+    { id: 'velox-fetch', label: 'Velox serve() + Hono', pkg: '@velox/fetch', nodeArgs: ['--conditions=built'] },
+    { id: 'velox-fetch-light', label: 'Velox serve({ lightResponse }) + Hono', pkg: '@velox/fetch', nodeArgs: ['--conditions=built'] },
+    { id: 'velox-fetch-handler', label: 'Velox fetchHandler() + Hono', pkg: '@velox/fetch', nodeArgs: ['--conditions=built'] },
+    { id: 'hono-node-server', label: '@hono/node-server + Hono', pkg: '@hono/node-server' },
+    { id: 'hono-bun', label: 'Bun.serve + Hono', pkg: '@oven/bun-linux-x64', runtime: 'bun' },
+  ],
+  scenarios: [
+    {
+      name: 'fetch-ping',
+      summary: 'GET / answers the text `Hi` (Hono: `c.text`).',
+      servers: SERVERS,
+      request: { method: 'GET', path: '/' },
+      expect: { status: 200, body: 'Hi', contentType: 'text/plain' },
+    },
+    {
+      name: 'fetch-query',
+      summary: 'GET /id/:id?name=… answers JSON `{ id, name }` with the header `x-powered: velox-bench` (Hono: `c.req.param`, `c.req.query`, `c.header`, `c.json`).',
+      servers: SERVERS,
+      request: { method: 'GET', path: '/id/123?name=velox' },
+      expect: { status: 200, json: { id: '123', name: 'velox' }, contentType: 'application/json', headers: { 'x-powered': 'velox-bench' } },
+      extraChecks: [
+        {
+          request: { method: 'GET', path: '/id/abc?name=other' },
+          expect: { status: 200, json: { id: 'abc', name: 'other' }, headers: { 'x-powered': 'velox-bench' } },
+        },
+      ],
+    },
+    {
+      name: 'fetch-body',
+      summary: `POST /json with a ${JSON.stringify(JSON_PAYLOAD).length}-byte JSON body, parsed and sent back (Hono: \`await c.req.json()\`, \`c.json\`).`,
+      servers: SERVERS,
+      request: { method: 'POST', path: '/json', contentType: 'application/json', body: JSON.stringify(JSON_PAYLOAD) },
+      expect: { status: 200, json: JSON_PAYLOAD, contentType: 'application/json' },
+      extraChecks: [
+        {
+          request: { method: 'POST', path: '/json', contentType: 'application/json', body: '{"n":[1,2,3],"s":"é"}' },
+          expect: { status: 200, json: { n: [1, 2, 3], s: 'é' }, contentType: 'application/json' },
+        },
+      ],
+    },
+  ],
+  // The issue's targets: serve() ≥ 0.85 × raw uWS on ping and query, ≥ 0.75 on body; ahead of
+  // Hono on Bun everywhere; at least 3 × @hono/node-server.
+  targets: [
+    { label: 'serve() ≥ 0.85 × raw uWS (ping)', a: ['fetch-ping', 'velox-fetch'], b: ['fetch-ping', 'uws'], min: 0.85 },
+    { label: 'serve() ≥ 0.85 × raw uWS (query)', a: ['fetch-query', 'velox-fetch'], b: ['fetch-query', 'uws'], min: 0.85 },
+    { label: 'serve() ≥ 0.75 × raw uWS (body)', a: ['fetch-body', 'velox-fetch'], b: ['fetch-body', 'uws'], min: 0.75 },
+    ...['fetch-ping', 'fetch-query', 'fetch-body'].flatMap((s) => [
+      { label: `serve() ahead of Hono on Bun (${s.slice(6)})`, a: [s, 'velox-fetch'], b: [s, 'hono-bun'], min: 1, strict: true },
+      { label: `serve() ≥ 3 × @hono/node-server (${s.slice(6)})`, a: [s, 'velox-fetch'], b: [s, 'hono-node-server'], min: 3 },
+    ]),
+  ],
+  references: [
+    ...['fetch-ping', 'fetch-query', 'fetch-body'].map((s) => ({ label: `serve({ lightResponse }) / raw uWS (${s.slice(6)})`, a: [s, 'velox-fetch-light'], b: [s, 'uws'] })),
+    { label: 'fetchHandler() / serve() (ping)', a: ['fetch-ping', 'velox-fetch-handler'], b: ['fetch-ping', 'velox-fetch'] },
+    { label: 'fetchHandler() / serve() (body)', a: ['fetch-body', 'velox-fetch-handler'], b: ['fetch-body', 'velox-fetch'] },
+  ],
+  probes: [
+    {
+      name: 'fetch-idle',
+      title: `Server RSS with ${IDLE_CONNECTIONS.toLocaleString('en-US')} idle keep-alive connections (each served one GET /)`,
+      servers: SERVERS,
+      async check({ url }) {
+        const res = await fetch(`${url}/`);
+        if (res.status !== 200 || (await res.text()) !== 'Hi') throw new Error(`fetch-idle: expected 200 Hi from ${url}/`);
+      },
+      async run(ctx) {
+        const rows = [];
+        for (const fw of ctx.frameworks) {
+          const server = await ctx.start(fw.id);
+          await new Promise((r) => setTimeout(r, 500));
+          const before = server.rssMiB();
+          const client = ctx.spawnPinned(ctx.clientCpu, process.execPath, [IDLE_CLIENT, String(server.port), String(IDLE_CONNECTIONS)], { cwd: BENCH_DIR, stdio: ['pipe', 'pipe', 'pipe'] });
+          try {
+            let out = '';
+            const line = (prefix) =>
+              new Promise((resolve, reject) => {
+                const timer = setTimeout(() => reject(new Error(`${fw.id}: no ${prefix} line from the idle client within 120 s`)), 120_000);
+                const onData = (d) => {
+                  out += d;
+                  const m = new RegExp(`${prefix} (\\d+)`).exec(out);
+                  if (m) {
+                    clearTimeout(timer);
+                    client.stdout.off('data', onData);
+                    out = '';
+                    resolve(Number(m[1]));
+                  }
+                };
+                client.stdout.on('data', onData);
+                client.once('exit', (code) => reject(new Error(`${fw.id}: the idle client exited (${code})`)));
+              });
+            await line('READY');
+            await new Promise((r) => setTimeout(r, 1000));
+            const after = server.rssMiB();
+            client.stdin.write('?\n');
+            const open = await line('OPEN');
+            rows.push([fw.label, before, after, open, open > 0 ? ((after - before) * 1024 * 1024) / open / 1024 : Number.NaN]);
+            ctx.log(`fetch-idle ${fw.id}: ${before.toFixed(1)} → ${after.toFixed(1)} MiB, ${open} open`);
+          } finally {
+            client.kill('SIGTERM');
+            await server.stop();
+          }
+        }
+        return {
+          columns: ['Framework', 'RSS before (MiB)', 'RSS after (MiB)', 'connections open when measured', 'KiB per connection'],
+          rows,
+          notes: `Each server's process tree before, and 1 s after, ${IDLE_CONNECTIONS.toLocaleString('en-US')} keep-alive connections were opened and each served one GET / (servers/fetch/idle-client.mjs, on the client CPU). Node's http server (@hono/node-server) closes idle keep-alive connections after 5 s and uWS after 10 s, so the count of connections still open when RSS was read is shown.`,
+        };
+      },
+    },
+  ],
+};

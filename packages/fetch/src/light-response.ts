@@ -1,0 +1,186 @@
+/**
+ * An opt-in, lighter `Response` for apps that build many small answers (`c.text()`, `c.json()`):
+ * Node's own `Response` turns every string body into a `ReadableStream` as it is made, which
+ * costs more than the rest of a small request. A `LightResponse` only keeps the body and the
+ * init it was given; `@velox/fetch` writes it from those, and anything else that asks for more
+ * (`body`, `text()`, `clone()`, `type`…) gets it from a built-in `Response` made then, once.
+ *
+ * Apps call `new Response(…)` themselves, so the only way to give them this class is to put it
+ * in `globalThis.Response`: `installLightResponse()` (or `serve({ lightResponse: true })`) does,
+ * and `@velox/fetch` never does it unasked. Instances pass `instanceof Response`, and built-in
+ * Responses (from `fetch()`) still pass `instanceof Response` once it is installed.
+ */
+
+const NativeResponse = globalThis.Response;
+const NativeHeaders = globalThis.Headers;
+
+type HeadersInit = ConstructorParameters<typeof Headers>[0];
+type BodyInit = ConstructorParameters<typeof Response>[0];
+
+/** Bodies kept as they are; anything else is handed to a built-in Response at once. */
+function isLightBody(body: unknown): body is string | Uint8Array | ArrayBuffer | null | undefined {
+  return body == null || typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer;
+}
+
+/** @internal What the writer reads of a LightResponse that nothing materialized. */
+export interface LightParts {
+  status: number;
+  /** The init's headers as given (a record, a list of pairs or a Headers), or the Headers made since. */
+  headers: HeadersInit | undefined;
+  body: string | Uint8Array | ArrayBuffer | null;
+}
+
+// The members LightResponse takes from the built-in Response at run time (see below).
+export interface LightResponse extends Omit<Response, 'status' | 'ok' | 'headers'> {}
+
+/**
+ * A `Response` that keeps its body and init until something needs the built-in one. Made by
+ * `new Response(…)` once {@link installLightResponse} ran, or directly.
+ * @example
+ * ```ts
+ * import { LightResponse } from '@velox/fetch';
+ * const fetch = () => new LightResponse('Hi', { headers: { 'x-a': '1' } });
+ * ```
+ */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the members of the interface come from Response.prototype, set below
+export class LightResponse {
+  #body: string | Uint8Array | ArrayBuffer | null;
+  #init: ResponseInit | undefined;
+  #status: number;
+  #headers: Headers | undefined = undefined;
+  #native: Response | undefined = undefined;
+
+  constructor(body?: BodyInit, init?: ResponseInit) {
+    const status = init?.status ?? 200;
+    if (!isLightBody(body) || (status !== 200 && (status < 200 || status > 599))) {
+      // Streams, Blobs, FormData, URLSearchParams, bad statuses: the built-in class decides (and throws as it would).
+      this.#native = new NativeResponse(body, init);
+      this.#body = null;
+      this.#init = undefined;
+      this.#status = this.#native.status;
+      return;
+    }
+    if (body != null && (status === 204 || status === 304 || status === 205)) {
+      throw new TypeError('Response constructor: Invalid response status code');
+    }
+    this.#body = body ?? null;
+    this.#init = init;
+    this.#status = status;
+  }
+
+  /** The status code. */
+  get status(): number {
+    return this.#status;
+  }
+
+  /** True for 2xx. */
+  get ok(): boolean {
+    return this.#status >= 200 && this.#status < 300;
+  }
+
+  /** The headers (made on first read, with the content type a string body implies). */
+  get headers(): Headers {
+    if (this.#native) return this.#native.headers;
+    if (this.#headers) return this.#headers;
+    const headers = new NativeHeaders(this.#init?.headers);
+    if (typeof this.#body === 'string' && !headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
+    return (this.#headers = headers);
+  }
+
+  /** @internal The parts as given, or undefined once a built-in Response was made (then write that). */
+  lightParts(): LightParts | undefined {
+    if (this.#native) return undefined;
+    return { status: this.#status, headers: this.#headers ?? this.#init?.headers, body: this.#body };
+  }
+
+  /** @internal */
+  nativeResponse(): Response {
+    if (this.#native) return this.#native;
+    const init: ResponseInit = { status: this.#status, statusText: this.#init?.statusText ?? '', headers: this.headers };
+    this.#native = new NativeResponse(this.#body as BodyInit, init);
+    this.#headers = undefined;
+    return this.#native;
+  }
+
+  /**
+   * A Response with this value as JSON.
+   * @example
+   * ```ts
+   * LightResponse.json({ ok: true }, { status: 201 });
+   * ```
+   */
+  static json(data: unknown, init?: ResponseInit): Response {
+    const text = JSON.stringify(data);
+    if (text === undefined) throw new TypeError('Response.json: the data is not JSON serializable');
+    const headers = new NativeHeaders(init?.headers);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    return new LightResponse(text, { ...init, headers }) as unknown as Response;
+  }
+
+  /** Built-in `Response.redirect`. @example LightResponse.redirect('https://example.com/', 301); */
+  static redirect(url: string | URL, status?: number): Response {
+    return NativeResponse.redirect(url, (status ?? 302) as 302);
+  }
+
+  /** Built-in `Response.error`. @example LightResponse.error(); */
+  static error(): Response {
+    return NativeResponse.error();
+  }
+
+  /** Both LightResponses and built-in ones are Responses. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return Function.prototype[Symbol.hasInstance].call(NativeResponse, value);
+  }
+}
+
+// Every other member of Response (body, bodyUsed, text(), clone(), type, url…) comes from the
+// built-in Response, made on first use.
+Object.setPrototypeOf(LightResponse.prototype, NativeResponse.prototype);
+Object.setPrototypeOf(LightResponse, NativeResponse);
+for (const key of Reflect.ownKeys(NativeResponse.prototype)) {
+  if (key === 'constructor' || Object.hasOwn(LightResponse.prototype, key)) continue;
+  const desc = Object.getOwnPropertyDescriptor(NativeResponse.prototype, key)!;
+  if (typeof desc.value === 'function') {
+    const method = desc.value as (...args: unknown[]) => unknown;
+    Object.defineProperty(LightResponse.prototype, key, {
+      configurable: true,
+      writable: true,
+      value(this: LightResponse, ...args: unknown[]) {
+        return method.apply(this.nativeResponse(), args);
+      },
+    });
+  } else if (desc.get) {
+    const get = desc.get;
+    Object.defineProperty(LightResponse.prototype, key, {
+      configurable: true,
+      get(this: LightResponse) {
+        return get.call(this.nativeResponse());
+      },
+    });
+  }
+}
+
+/** True for a LightResponse (brand check, not `instanceof`). */
+export function isLightResponse(value: unknown): value is LightResponse {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === LightResponse.prototype;
+}
+
+/**
+ * Puts {@link LightResponse} in `globalThis.Response`, so that apps' `new Response(…)` and
+ * `Response.json(…)` make light ones. Returns a function that puts the built-in class back.
+ * Opt-in: it changes a global for the whole process (as @hono/node-server does by default).
+ * @example
+ * ```ts
+ * import { installLightResponse, serve } from '@velox/fetch';
+ * installLightResponse();
+ * await serve({ fetch: hono.fetch, port: 3000 });
+ * ```
+ */
+export function installLightResponse(): () => void {
+  const previous = globalThis.Response;
+  globalThis.Response = LightResponse as unknown as typeof Response;
+  return () => {
+    if (globalThis.Response === (LightResponse as unknown as typeof Response)) globalThis.Response = previous;
+  };
+}
+

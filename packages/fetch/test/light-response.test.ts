@@ -1,0 +1,74 @@
+import { get, raw } from '@velox/test-utils';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { installLightResponse, LightResponse } from '../src/index.ts';
+import { served } from './helpers.ts';
+
+const Builtin = globalThis.Response;
+afterEach(() => {
+  globalThis.Response = Builtin;
+});
+
+describe('LightResponse', () => {
+  it('is not installed unless asked: serve() leaves globalThis.Response alone', async () => {
+    await served(() => new Response('x'));
+    expect(globalThis.Response).toBe(Builtin);
+  });
+
+  it('passes instanceof Response, and built-in Responses still do once installed', () => {
+    const light = new LightResponse('hi', { status: 201, headers: { 'x-a': '1' } });
+    expect(light instanceof Builtin).toBe(true);
+    const uninstall = installLightResponse();
+    expect(new Builtin('x') instanceof Response).toBe(true);
+    expect(new Response('x') instanceof LightResponse).toBe(true);
+    uninstall();
+    expect(globalThis.Response).toBe(Builtin);
+  });
+
+  it('behaves as a Response when read: status, headers, text(), clone(), body', async () => {
+    const light = new LightResponse('hé', { status: 201, headers: { 'x-a': '1' } });
+    expect(light.status).toBe(201);
+    expect(light.ok).toBe(true);
+    expect(light.headers.get('content-type')).toBe('text/plain;charset=UTF-8');
+    expect(light.headers.get('x-a')).toBe('1');
+    expect(await light.clone().text()).toBe('hé');
+    expect(light.bodyUsed).toBe(false);
+    expect(await new Response(light.body).text()).toBe('hé');
+    expect(light.bodyUsed).toBe(true);
+    const json = LightResponse.json({ a: 1 }, { status: 202 });
+    expect([json.status, json.headers.get('content-type'), await json.json()]).toEqual([202, 'application/json', { a: 1 }]);
+    expect(() => new LightResponse('body', { status: 204 })).toThrow(TypeError);
+    expect(() => new LightResponse('x', { status: 99 })).toThrow(RangeError);
+  });
+
+  it('serves Hono with serve({ lightResponse: true }): same answers, Set-Cookie apart, global restored on close', async () => {
+    const hono = new Hono()
+      .get('/', (c) => c.text('Hi'))
+      .get('/id/:id', (c) => {
+        c.header('x-powered', 'velox');
+        return c.json({ id: c.req.param('id') });
+      })
+      .get('/cookies', (c) => {
+        c.header('set-cookie', 'a=1', { append: true });
+        c.header('set-cookie', 'b=2', { append: true });
+        return c.body(new Uint8Array([104, 105]));
+      })
+      .get('/stream', () => new Response(new Blob(['streamed']).stream()))
+      .get('/empty', (c) => c.body(null, 204));
+    const { url, port, server } = await served(hono.fetch, { lightResponse: true });
+    expect(globalThis.Response).toBe(LightResponse);
+    const ping = await get(`${url}/`);
+    expect([ping.text, ping.headers.get('content-type'), ping.headers.get('content-length')]).toEqual(['Hi', 'text/plain;charset=UTF-8', '2']);
+    const query = await get(`${url}/id/9`);
+    expect(query.json()).toEqual({ id: '9' });
+    expect(query.headers.get('x-powered')).toBe('velox');
+    expect(query.headers.get('content-type')).toMatch(/^application\/json/);
+    const { text } = await raw(port, 'GET /cookies HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(text.match(/^set-cookie: .*$/gim)).toEqual(['set-cookie: a=1', 'set-cookie: b=2']);
+    expect(text.endsWith('\r\n\r\nhi')).toBe(true);
+    expect((await get(`${url}/stream`)).text).toBe('streamed');
+    expect((await get(`${url}/empty`)).status).toBe(204);
+    await server.close();
+    expect(globalThis.Response).toBe(Builtin);
+  });
+});
