@@ -99,6 +99,12 @@ Object.assign(expressResponse, {
   },
 
   end(this: any, chunk?: any, encoding?: any, callback?: any) {
+    // Node ignores a bare end() on a finished response (its callback gets ERR_STREAM_ALREADY_FINISHED); core would report it.
+    if (this.finished && (chunk === undefined || chunk === null || typeof chunk === 'function')) {
+      const cb = [chunk, encoding, callback].find((arg) => typeof arg === 'function');
+      if (cb) queueMicrotask(() => cb(Object.assign(new Error('Cannot call end after a stream was finished'), { code: 'ERR_STREAM_ALREADY_FINISHED' })));
+      return this;
+    }
     const held: Held | null | undefined = this[kHeld];
     if (!held) return core.end.call(this, chunk, encoding, callback);
     this[kHeld] = null;

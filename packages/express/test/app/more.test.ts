@@ -1,5 +1,5 @@
-import { describe, it } from 'vitest';
-import { type AnyExpress, compare } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { type AnyExpress, both, compare } from './harness.ts';
 
 describe('express() odds and ends, compared with express@4', () => {
   it('routes a rewritten req.url, app.all, route.all, "*" and mount points given as arrays', async () => {
@@ -134,5 +134,21 @@ describe('express() odds and ends, compared with express@4', () => {
       },
       ['/x/1', '/a/1/2', '/star/deep/path', '/other'],
     );
+  });
+
+  it('ignores a second res.end(), as Node does, and keeps the connection', async () => {
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      app.get('/twice', (_req: any, res: any) => {
+        res.end('once');
+        res.end();
+        res.end(() => {});
+      });
+      return app;
+    });
+    await pair.same('/twice');
+    const [theirs, ours] = await pair.raw('GET /twice HTTP/1.1\r\nHost: x\r\n\r\nGET /twice HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(ours.split('HTTP/1.1 200').length).toBe(3);
+    expect(theirs.split('HTTP/1.1 200').length).toBe(3);
   });
 });
