@@ -459,7 +459,22 @@ export function createApplication(): Application {
         'An app of @velox/express answers requests of a Velox server, not of Node\'s http: write app.listen(port) instead of http.createServer(app).listen(port)',
       );
     }
-    application.handle(req, res, next);
+    // Mounted in a Velox server (`server.use(app)`): the request takes the app's prototypes
+    // while the app runs (its query parser and helpers), and gets its own back on leaving.
+    const reqProto = Object.getPrototypeOf(req);
+    const resProto = Object.getPrototypeOf(res);
+    if (reqProto !== application.request) {
+      Object.setPrototypeOf(req, application.request);
+      Object.setPrototypeOf(res, application.response);
+    }
+    const leave =
+      next &&
+      ((err?: unknown) => {
+        Object.setPrototypeOf(req, reqProto);
+        Object.setPrototypeOf(res, resProto);
+        next(err);
+      });
+    application.handle(req, res, leave);
   }) as Application;
   for (const key of Object.getOwnPropertyNames(EventEmitter.prototype)) {
     if (key !== 'constructor') (application as any)[key] = (EventEmitter.prototype as any)[key];

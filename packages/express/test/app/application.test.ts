@@ -190,4 +190,23 @@ describe('express() app', () => {
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[0]).toEqual({ address: '::', family: 'IPv6', body: { ip: '::ffff:127.0.0.1', ips: [] } });
   });
+
+  it('runs as a middleware of a Velox server, and hands back what it does not answer', async () => {
+    const { Server } = await import('@velox/core');
+    const { nodeCompat } = await import('../../src/index.ts');
+    const { closeAfter } = await import('@velox/test-utils');
+    const server = closeAfter(new Server({ logger: false }), { timeout: 1000 });
+    await server.register(nodeCompat);
+    const legacy = express();
+    legacy.get('/old/:id', (req: any, res: any) => res.json({ id: req.params.id, q: req.query, baseUrl: req.baseUrl }));
+    server.use('/legacy', legacy as any);
+    server.get('/legacy/new', (req, res) => res.send(`native ${JSON.stringify(req.query)} ${typeof (req.app as any).server}`));
+    const { port } = await server.listen(0, '127.0.0.1');
+    const old = await fetch(`http://127.0.0.1:${port}/legacy/old/7?a[b]=1`);
+    expect(await old.json()).toEqual({ id: '7', q: { a: { b: '1' } }, baseUrl: '/legacy' });
+    expect(old.headers.get('x-powered-by')).toBe('Express');
+    // Velox's own request again: its simple query parser, nodeCompat's req.app.
+    const native = await fetch(`http://127.0.0.1:${port}/legacy/new?a[b]=1`);
+    expect(await native.text()).toBe('native {"a[b]":"1"} object');
+  });
 });
