@@ -22,12 +22,41 @@ export function markDualStack(server: object): void {
   dualStack.add(server);
 }
 
+const FULL_IPV6 = /^[0-9a-f]{4}(?::[0-9a-f]{4}){7}$/i;
+
+/** An IPv6 address in the compressed form Node gives (RFC 5952); uWS gives all eight groups. */
+export function compressIPv6(address: string): string {
+  if (!FULL_IPV6.test(address)) return address;
+  const groups = address.toLowerCase().split(':').map((g) => g.replace(/^0+(?=.)/, ''));
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== '0') {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === '0') j++;
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
+    i = j;
+  }
+  if (bestStart < 0) return groups.join(':');
+  return `${groups.slice(0, bestStart).join(':')}::${groups.slice(bestStart + bestLength).join(':')}`;
+}
+
 /** The peer's address as Node's socket would give it. */
 function remote(req: any): string | undefined {
-  const address: string | undefined = req.socket.remoteAddress;
+  const address: string = compressIPv6(req.socketAddress);
   if (address && dualStack.has(req.server) && isIPv4(address)) return `::ffff:${address}`;
-  return address;
+  return address || undefined;
 }
+
+/** nodeCompat's `req.socket` (found once nodeCompat decorated Request). */
+let socketGetter: (() => unknown) | undefined;
+const kPeer = Symbol('velox.express.app.peer');
 
 /** What proxy-addr reads of a request: its headers and the peer's address, as Node gives it. */
 function peerView(req: any): object {
@@ -54,6 +83,26 @@ export const expressRequest: any = Object.create(Request.prototype, {
   route: { value: undefined, writable: true, configurable: true, enumerable: true },
   next: { value: undefined, writable: true, configurable: true, enumerable: true },
   body: { value: undefined, writable: true, configurable: true, enumerable: true },
+  socket: {
+    get(this: any) {
+      socketGetter ??= Object.getOwnPropertyDescriptor(Request.prototype, 'socket')!.get as () => unknown;
+      const socket: any = socketGetter.call(this);
+      if (socket !== undefined && socket[kPeer] === undefined) {
+        // The peer's address as Node shows it (compressed IPv6, ::ffff: on a dual-stack listener).
+        const req = this;
+        Object.defineProperty(socket, 'remoteAddress', { get: () => remote(req), configurable: true });
+        socket[kPeer] = true;
+      }
+      return socket;
+    },
+    configurable: true,
+  },
+  connection: {
+    get(this: any) {
+      return this.socket;
+    },
+    configurable: true,
+  },
   protocol: {
     get(this: any) {
       const own = this.socket.encrypted ? 'https' : 'http';

@@ -178,17 +178,24 @@ describe('express() app', () => {
     const answers: unknown[] = [];
     for (const ex of [express4 as AnyExpress, express as AnyExpress]) {
       const app = ex();
-      app.get('/ip', (req: any, res: any) => res.json({ ip: req.ip, ips: req.ips }));
+      app.get('/ip', (req: any, res: any) => res.json({ ip: req.ip, ips: req.ips, socket: req.socket.remoteAddress, connection: req.connection.remoteAddress }));
       const server = app.listen(0);
       await once(server, 'listening');
       const { address, family, port } = server.address();
       const body = await (await fetch(`http://127.0.0.1:${port}/ip`)).json();
-      answers.push({ address, family, body });
+      const v6 = await (await fetch(`http://[::1]:${port}/ip`)).json();
+      answers.push({ address, family, body, v6 });
       server.closeAllConnections?.();
       await new Promise((resolve) => server.close(resolve));
     }
     expect(answers[1]).toEqual(answers[0]);
-    expect(answers[0]).toEqual({ address: '::', family: 'IPv6', body: { ip: '::ffff:127.0.0.1', ips: [] } });
+    const v4 = '::ffff:127.0.0.1';
+    expect(answers[0]).toEqual({
+      address: '::',
+      family: 'IPv6',
+      body: { ip: v4, ips: [], socket: v4, connection: v4 },
+      v6: { ip: '::1', ips: [], socket: '::1', connection: '::1' },
+    });
   });
 
   it('runs as a middleware of a Velox server, and hands back what it does not answer', async () => {
@@ -208,5 +215,15 @@ describe('express() app', () => {
     // Velox's own request again: its simple query parser, nodeCompat's req.app.
     const native = await fetch(`http://127.0.0.1:${port}/legacy/new?a[b]=1`);
     expect(await native.text()).toBe('native {"a[b]":"1"} object');
+  });
+
+  it('writes IPv6 peers in the compressed form Node gives', async () => {
+    const { compressIPv6 } = await import('../../src/app/request.ts');
+    expect(compressIPv6('0000:0000:0000:0000:0000:0000:0000:0001')).toBe('::1');
+    expect(compressIPv6('2001:0DB8:0000:0000:0001:0000:0000:0001')).toBe('2001:db8::1:0:0:1');
+    expect(compressIPv6('2001:0db8:0000:0001:0001:0001:0001:0001')).toBe('2001:db8:0:1:1:1:1:1');
+    expect(compressIPv6('fe80:0000:0000:0000:0204:61ff:fe9d:f156')).toBe('fe80::204:61ff:fe9d:f156');
+    expect(compressIPv6('0000:0000:0000:0000:0000:0000:0000:0000')).toBe('::');
+    expect(compressIPv6('127.0.0.1')).toBe('127.0.0.1');
   });
 });
