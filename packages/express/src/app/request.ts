@@ -89,8 +89,7 @@ export const expressRequest: any = Object.create(Request.prototype, {
       const socket: any = socketGetter.call(this);
       if (socket !== undefined && socket[kPeer] === undefined) {
         // The peer's address as Node shows it (compressed IPv6, ::ffff: on a dual-stack listener).
-        const req = this;
-        Object.defineProperty(socket, 'remoteAddress', { get: () => remote(req), configurable: true });
+        Object.defineProperty(socket, 'remoteAddress', { get: () => remote(this), configurable: true });
         socket[kPeer] = true;
       }
       return socket;
