@@ -151,4 +151,24 @@ describe('express() odds and ends, compared with express@4', () => {
     expect(ours.split('HTTP/1.1 200').length).toBe(3);
     expect(theirs.split('HTTP/1.1 200').length).toBe(3);
   });
+
+  it('reaches every app with methods added to express.request, express.response and express.application', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        express.request.shout = function (this: any) {
+          return String(this.query.say ?? '').toUpperCase();
+        };
+        express.response.shouted = function (this: any, text: string) {
+          return this.type('text').send(`${text}!`);
+        };
+        express.application.greeting = function () {
+          return 'hi';
+        };
+        const app = express();
+        app.get('/shout', (req: any, res: any) => res.shouted(`${app.greeting()} ${req.shout()}`));
+        return app;
+      },
+      ['/shout?say=hey'],
+    );
+  });
 });
