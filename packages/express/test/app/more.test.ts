@@ -161,9 +161,7 @@ describe('express() odds and ends, compared with express@4', () => {
         express.response.shouted = function (this: any, text: string) {
           return this.type('text').send(`${text}!`);
         };
-        express.application.greeting = function () {
-          return 'hi';
-        };
+        express.application.greeting = () => 'hi';
         const app = express();
         app.get('/shout', (req: any, res: any) => res.shouted(`${app.greeting()} ${req.shout()}`));
         return app;
