@@ -4,6 +4,7 @@
 
 import cluster from './cluster.mjs';
 import core from './core.mjs';
+import expressApp from './express-app.mjs';
 import expressMw from './express-mw.mjs';
 import fetchSuite from './fetch.mjs';
 import multipart from './multipart.mjs';
@@ -11,4 +12,4 @@ import session from './session.mjs';
 import staticFiles from './static.mjs';
 import ws from './ws.mjs';
 
-export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw, fetchSuite];
+export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw, fetchSuite, expressApp];

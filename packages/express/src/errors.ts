@@ -25,6 +25,11 @@ export const ExpressErrorCodes = {
    * `etag`, `strict routing`…); the message names the server option to use instead.
    */
   FIXED_SETTING: 'VELOX_ERR_EXPRESS_FIXED_SETTING',
+  /**
+   * Thrown: an `express()` app called with Node's request and response (`http.createServer(app)`);
+   * an app of `@velox/express` answers on a Velox server: use `app.listen(port)`.
+   */
+  NODE_SERVER: 'VELOX_ERR_EXPRESS_NODE_SERVER',
 } as const;
 
 /** One of the values of {@link ExpressErrorCodes}. */

@@ -72,9 +72,10 @@ function headersFromArgs(res: Response, headers: unknown): void {
       if (list) list.push(String(headers[i + 1]));
       else seen.set(name, [String(headers[i + 1])]);
     }
-    for (const [name, values] of seen) res.set(name, values.length === 1 ? values[0]! : values);
+    for (const [name, values] of seen) res.setHeader(name, values.length === 1 ? values[0]! : values);
   } else if (headers && typeof headers === 'object') {
-    res.set(headers as Record<string, HeaderValue | number>);
+    const given = headers as Record<string, HeaderValue | number>;
+    for (const name in given) res.setHeader(name, given[name]!);
   }
 }
 

@@ -1,0 +1,488 @@
+/**
+ * `express()`: an Express 4 application on a Velox server. The app is a function with Express's
+ * methods (`use`, `get`/`post`/…, `route`, `param`, `set`/`enable`…, `engine`, `render`,
+ * `listen`); its router is Express 4's (router.ts). `listen()` starts a Velox `Server` with
+ * `nodeCompat`, whose one catch-all route hands each request to the app: the request and
+ * response become the app's `express.request`/`express.response` (their prototypes are set, as
+ * Express sets them on Node's), and the stack runs in registration order.
+ */
+import { EventEmitter } from 'node:events';
+import { resolve } from 'node:path';
+import { ErrorCodes, Request, Server, type ServerOptions } from '@velox/core';
+import { ExpressErrorCodes, expressError } from '../errors.ts';
+import { nodeCompat } from '../plugin.ts';
+import { finalHandler } from './final.ts';
+import { compileTrust, etagOf, parseQueryExtended } from './libs.ts';
+import { expressRequest, markDualStack } from './request.ts';
+import { expressResponse } from './response.ts';
+import { createRouter, methods, type Next, type Req, type Res, type Router } from './router.ts';
+import { type Engine, View } from './view.ts';
+import { parse as parseSimple } from 'node:querystring';
+
+const kTrustDefault = Symbol('velox.express.trustProxyDefault');
+const kStarted = Symbol('velox.express.started');
+
+/**
+ * What `app.listen()` returns: the parts of Node's `http.Server` that apps use.
+ * @example
+ * ```ts
+ * const server = app.listen(0, '127.0.0.1', () => console.log(server.address()!.port));
+ * process.on('SIGTERM', () => server.close(() => process.exit(0)));
+ * ```
+ */
+export interface ListeningServer extends EventEmitter {
+  /** The Velox server answering. */
+  readonly server: Server;
+  /** True once listening, until closed. */
+  readonly listening: boolean;
+  /** `{ address, family, port }` once listening, else null (as Node's). */
+  address(): { address: string; family: string; port: number } | null;
+  /** Stops listening, lets requests in flight finish, then calls `callback`. */
+  close(callback?: (err?: Error) => void): this;
+}
+
+/** A middleware, route handler or error middleware, as Express takes them. */
+type Handler = (...args: any[]) => unknown;
+
+/**
+ * An Express 4 application (the function `express()` returns). The members below are typed;
+ * every other Express 4 method (`post`, `put`, `delete`, `all`, …) is there too.
+ * @example
+ * ```ts
+ * const app: Application = express();
+ * app.set('json spaces', 2).get('/', (req, res) => res.json({ ok: true }));
+ * ```
+ */
+export interface Application extends EventEmitter {
+  (req: Req, res: Res, next?: Next): void;
+  /** Middlewares, routers and sub-apps, at a path or everywhere. */
+  use(...args: unknown[]): this;
+  /** A setting's value (one argument), or a GET route. */
+  get(setting: string): any;
+  get(path: unknown, ...handlers: Handler[]): this;
+  /** A setting's value (one argument), or sets it (two). */
+  set(setting: string): any;
+  set(setting: string, value: unknown): this;
+  /** A route for a path, to chain handlers by method. */
+  route(path: unknown): any;
+  /** Callbacks for a route parameter. */
+  param(name: string | string[], fn: (req: any, res: any, next: Next, value: any, name: string) => unknown): this;
+  enable(setting: string): this;
+  disable(setting: string): this;
+  enabled(setting: string): boolean;
+  disabled(setting: string): boolean;
+  /** A template engine for an extension. */
+  engine(ext: string, fn: (path: string, options: object, callback: (err: unknown, html?: string) => void) => void): this;
+  /** Renders a view with the app's locals. */
+  render(name: string, options?: object | ((err: unknown, html?: string) => void), callback?: (err: unknown, html?: string) => void): void;
+  /** Starts a Velox server for the app: `listen([port][, host][, backlog][, callback])`. */
+  listen(...args: unknown[]): ListeningServer;
+  /** The app's path from the top app (`''` for it). */
+  path(): string;
+  /** Values every view and request sees. */
+  locals: Record<string, any>;
+  /** Every setting. */
+  settings: Record<string | symbol, any>;
+  /** Where the app is mounted (`'/'` for a top app). */
+  mountpath: string | string[];
+  /** The prototype of this app's requests. */
+  request: any;
+  /** The prototype of this app's responses. */
+  response: any;
+  [key: string]: any;
+}
+
+function compileETag(value: unknown): ((body: string | Buffer, encoding?: BufferEncoding) => string) | undefined {
+  if (typeof value === 'function') return value as never;
+  const weak = (body: string | Buffer, encoding?: BufferEncoding) => etagOf(Buffer.isBuffer(body) ? body : Buffer.from(body, encoding), true);
+  const strong = (body: string | Buffer, encoding?: BufferEncoding) => etagOf(Buffer.isBuffer(body) ? body : Buffer.from(body, encoding), false);
+  switch (value) {
+    case true:
+    case 'weak':
+      return weak;
+    case false:
+      return undefined;
+    case 'strong':
+      return strong;
+    default:
+      throw new TypeError(`unknown value for etag function: ${value}`);
+  }
+}
+
+function compileQueryParser(value: unknown): (text: string | null) => unknown {
+  if (typeof value === 'function') return value as never;
+  switch (value) {
+    case true:
+    case 'simple':
+      return (text) => parseSimple(text ?? '');
+    case false:
+      return () => ({});
+    case 'extended':
+      return parseQueryExtended;
+    default:
+      throw new TypeError(`unknown value for query parser function: ${value}`);
+  }
+}
+
+export const app: Record<string, any> = {
+  init(this: Application) {
+    this.cache = {};
+    this.engines = {};
+    this.settings = {};
+    this.defaultConfiguration();
+  },
+
+  defaultConfiguration(this: Application) {
+    const env = process.env.NODE_ENV || 'development';
+    this.enable('x-powered-by');
+    this.set('etag', 'weak');
+    this.set('env', env);
+    this.set('query parser', 'extended');
+    this.set('subdomain offset', 2);
+    this.set('trust proxy', false);
+    Object.defineProperty(this.settings, kTrustDefault, { configurable: true, value: true });
+    this.on('mount', function (this: Application, parent: Application) {
+      // A sub-app left at the default `trust proxy` follows its parent's.
+      if (this.settings[kTrustDefault] === true && typeof parent.settings['trust proxy fn'] === 'function') {
+        delete this.settings['trust proxy'];
+        delete this.settings['trust proxy fn'];
+      }
+      Object.setPrototypeOf(this.request, parent.request);
+      Object.setPrototypeOf(this.response, parent.response);
+      Object.setPrototypeOf(this.engines, parent.engines);
+      Object.setPrototypeOf(this.settings, parent.settings);
+    });
+    this.locals = Object.create(null);
+    this.mountpath = '/';
+    this.locals.settings = this.settings;
+    this.set('view', View);
+    this.set('views', resolve('views'));
+    this.set('jsonp callback name', 'callback');
+    if (env === 'production') this.enable('view cache');
+  },
+
+  lazyrouter(this: Application) {
+    if (this._router) return;
+    this._router = createRouter({ caseSensitive: this.enabled('case sensitive routing'), strict: this.enabled('strict routing') });
+    const self = this;
+    this._router.use(function query(req: Req, _res: Res, next: Next) {
+      if (!req.query) {
+        const parse = self.get('query parser fn') as (text: string | null) => unknown;
+        // parseurl's query: null without a '?', else the text after it.
+        const url: string = req.url;
+        const q = url.indexOf('?');
+        req.query = parse(q === -1 ? null : url.slice(q + 1));
+      }
+      next();
+    });
+    this._router.use(function expressInit(req: Req, res: Res, next: Next) {
+      if (self.enabled('x-powered-by')) res.setHeader('X-Powered-By', 'Express');
+      req.res = res;
+      res.req = req;
+      req.next = next;
+      if (Object.getPrototypeOf(req) !== self.request) Object.setPrototypeOf(req, self.request);
+      if (Object.getPrototypeOf(res) !== self.response) Object.setPrototypeOf(res, self.response);
+      next();
+    });
+  },
+
+  handle(this: Application, req: Req, res: Res, callback?: Next) {
+    const router: Router | undefined = this._router;
+    const done =
+      callback ||
+      finalHandler(req, res, this.get('env'), (err: any) => {
+        if (this.get('env') !== 'test') console.error(err?.stack || String(err));
+      });
+    if (!router) {
+      done();
+      return;
+    }
+    router.handle(req, res, done);
+  },
+
+  use(this: Application, fn: unknown, ...rest: unknown[]) {
+    let offset = 0;
+    let path: unknown = '/';
+    const all = [fn, ...rest];
+    if (typeof fn !== 'function') {
+      let arg = fn;
+      while (Array.isArray(arg) && arg.length !== 0) arg = arg[0];
+      if (typeof arg !== 'function') {
+        offset = 1;
+        path = fn;
+      }
+    }
+    const fns = all.slice(offset).flat(Number.POSITIVE_INFINITY);
+    if (fns.length === 0) throw new TypeError('app.use() requires a middleware function');
+    this.lazyrouter();
+    const router: Router = this._router;
+    for (const item of fns as any[]) {
+      if (!item?.handle || !item.set) {
+        router.use(path, item);
+        continue;
+      }
+      item.mountpath = path;
+      item.parent = this;
+      router.use(path, function mounted_app(req: Req, res: Res, next: Next) {
+        const orig = req.app;
+        item.handle(req, res, (err?: unknown) => {
+          Object.setPrototypeOf(req, orig.request);
+          Object.setPrototypeOf(res, orig.response);
+          next(err);
+        });
+      });
+      item.emit('mount', this);
+    }
+    return this;
+  },
+
+  route(this: Application, path: unknown) {
+    this.lazyrouter();
+    return this._router.route(path);
+  },
+
+  engine(this: Application, ext: string, fn: Engine) {
+    if (typeof fn !== 'function') throw new Error('callback function required');
+    const extension = ext[0] !== '.' ? `.${ext}` : ext;
+    this.engines[extension] = fn;
+    return this;
+  },
+
+  param(this: Application, name: any, fn: any) {
+    this.lazyrouter();
+    if (Array.isArray(name)) {
+      for (const n of name) this.param(n, fn);
+      return this;
+    }
+    this._router.param(name, fn);
+    return this;
+  },
+
+  set(this: Application, ...args: [string, unknown?]) {
+    const [setting, value] = args;
+    if (args.length === 1) {
+      let settings = this.settings;
+      while (settings && settings !== Object.prototype) {
+        if (Object.hasOwn(settings, setting)) return settings[setting];
+        settings = Object.getPrototypeOf(settings);
+      }
+      return undefined;
+    }
+    this.settings[setting] = value;
+    switch (setting) {
+      case 'etag':
+        this.set('etag fn', compileETag(value));
+        break;
+      case 'query parser':
+        this.set('query parser fn', compileQueryParser(value));
+        break;
+      case 'trust proxy':
+        this.set('trust proxy fn', compileTrust(value));
+        Object.defineProperty(this.settings, kTrustDefault, { configurable: true, value: false });
+        break;
+    }
+    return this;
+  },
+
+  path(this: Application): string {
+    return this.parent ? this.parent.path() + this.mountpath : '';
+  },
+
+  enabled(this: Application, setting: string) {
+    return Boolean(this.set(setting));
+  },
+  disabled(this: Application, setting: string) {
+    return !this.set(setting);
+  },
+  enable(this: Application, setting: string) {
+    return this.set(setting, true);
+  },
+  disable(this: Application, setting: string) {
+    return this.set(setting, false);
+  },
+
+  all(this: Application, path: unknown, ...handlers: unknown[]) {
+    this.lazyrouter();
+    const route = this._router.route(path);
+    route.all(...handlers);
+    return this;
+  },
+
+  render(this: Application, name: string, options?: any, callback?: any) {
+    const cache = this.cache;
+    let done = callback;
+    const engines = this.engines;
+    let opts = options;
+    if (typeof options === 'function') {
+      done = options;
+      opts = {};
+    }
+    const renderOptions: Record<string, any> = { ...this.locals, ...opts?._locals, ...opts };
+    if (renderOptions.cache == null) renderOptions.cache = this.enabled('view cache');
+    let view: View | undefined;
+    if (renderOptions.cache) view = cache[name];
+    if (!view) {
+      const ViewClass = this.get('view');
+      try {
+        view = new ViewClass(name, { defaultEngine: this.get('view engine'), root: this.get('views'), engines }) as View;
+      } catch (err) {
+        return done(err);
+      }
+      if (!view.path) {
+        const root = view.root;
+        const dirs =
+          Array.isArray(root) && root.length > 1
+            ? `directories "${root.slice(0, -1).join('", "')}" or "${root[root.length - 1]}"`
+            : `directory "${root}"`;
+        const err = new Error(`Failed to lookup view "${name}" in views ${dirs}`);
+        (err as any).view = view;
+        return done(err);
+      }
+      if (renderOptions.cache) cache[name] = view;
+    }
+    try {
+      view.render(renderOptions, done);
+    } catch (err) {
+      done(err);
+    }
+  },
+
+  listen(this: Application, ...args: unknown[]): ListeningServer {
+    return listen(this, args);
+  },
+};
+
+for (const method of methods) {
+  app[method] = function (this: Application, path: unknown, ...handlers: unknown[]) {
+    if (method === 'get' && handlers.length === 0) return this.set(path as string);
+    this.lazyrouter();
+    const route = this._router.route(path);
+    route[method](...handlers);
+    return this;
+  };
+}
+app.del = app.delete;
+
+/** Options of the Velox server `app.listen()` starts (`app.set('velox options', {...})`). */
+function serverOptions(application: Application): ServerOptions {
+  const given = application.get('velox options') as ServerOptions | undefined;
+  return { logger: false, maxBodyLength: 100 * 1024 * 1024, ...given };
+}
+
+/**
+ * Starts a Velox server for the app: `listen([port][, host][, backlog][, callback])` as Node's
+ * `server.listen` takes it (the backlog is ignored: uWS sets its own).
+ */
+function listen(application: Application, args: unknown[]): ListeningServer {
+  const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as () => void) : undefined;
+  const port = args[0] === undefined || args[0] === null ? 0 : typeof args[0] === 'string' && /^\d+$/.test(args[0]) ? Number(args[0]) : (args[0] as number | string);
+  const host = typeof args[1] === 'string' ? args[1] : undefined;
+  const server = new Server(serverOptions(application));
+  // Node listens on :: when given no host, and shows IPv4 peers as ::ffff:a.b.c.d there.
+  const everyAddress = typeof port === 'number' && (host === undefined || host === '::');
+  if (everyAddress) markDualStack(server);
+  void server.register(nodeCompat);
+  const run = (req: Req, res: Res): void => {
+    req[kStarted] = true;
+    // Node's request has no params: core's catch-all gave it its own ('*').
+    req.params = undefined;
+    // As on Node, where req.query is unset until the app's query middleware parses it.
+    Object.setPrototypeOf(req, application.request);
+    Object.setPrototypeOf(res, application.response);
+    application.handle(req, res);
+  };
+  server.any('/*', run);
+  server.setErrorHandler((err: unknown, req: Req, res: Res) => {
+    // Core refuses a malformed escape in the path before the route runs; Express leaves that to
+    // the layers whose parameters hold it (400 "Failed to decode param"), so the app runs as usual.
+    if (!req[kStarted] && (err as { code?: string } | null)?.code === ErrorCodes.BAD_ENCODING) return run(req, res);
+    finalHandler(req, res, application.get('env'), undefined)(err);
+  });
+  let info: { port: number; host: string } | undefined;
+  const handle = new EventEmitter() as ListeningServer & { [key: string]: unknown };
+  Object.defineProperties(handle, {
+    server: { value: server },
+    listening: { get: () => server.listening },
+  });
+  handle.address = () => {
+    if (!info || !server.listening) return null;
+    if (typeof port === 'string') return info.host as never;
+    const address = host === undefined ? '::' : info.host;
+    return { address, family: address.includes(':') ? 'IPv6' : 'IPv4', port: info.port };
+  };
+  handle.close = (cb?: (err?: Error) => void) => {
+    if (!server.listening) {
+      const err = new Error('Server is not running.');
+      (err as any).code = 'ERR_SERVER_NOT_RUNNING';
+      if (cb) process.nextTick(cb, err);
+      return handle;
+    }
+    server.close({ timeout: 5000 }).then(
+      () => {
+        handle.emit('close');
+        cb?.();
+      },
+      (err: Error) => cb?.(err),
+    );
+    return handle;
+  };
+  const listening = host === undefined ? server.listen(port as number) : server.listen(port as number, host);
+  listening.then(
+    (result) => {
+      info = result;
+      handle.emit('listening');
+      callback?.call(handle);
+    },
+    (err: unknown) => {
+      if (handle.listenerCount('error') > 0) handle.emit('error', err);
+      else throw err;
+    },
+  );
+  return handle;
+}
+
+/**
+ * Creates an Express 4 application that runs on Velox.
+ * @example
+ * ```ts
+ * import express from '@velox/express';
+ * const app = express();
+ * app.get('/', (req, res) => res.send('Hello'));
+ * app.listen(3000, () => console.log('ready'));
+ * ```
+ */
+export function createApplication(): Application {
+  const application = ((req: Req, res: Res, next?: Next) => {
+    if (!(req instanceof Request)) {
+      throw expressError(
+        ExpressErrorCodes.NODE_SERVER,
+        'An app of @velox/express answers requests of a Velox server, not of Node\'s http: write app.listen(port) instead of http.createServer(app).listen(port)',
+      );
+    }
+    // Mounted in a Velox server (`server.use(app)`): the request takes the app's prototypes
+    // while the app runs (its query parser and helpers), and gets its own back on leaving.
+    const reqProto = Object.getPrototypeOf(req);
+    const resProto = Object.getPrototypeOf(res);
+    if (reqProto !== application.request) {
+      Object.setPrototypeOf(req, application.request);
+      Object.setPrototypeOf(res, application.response);
+    }
+    const leave =
+      next &&
+      ((err?: unknown) => {
+        Object.setPrototypeOf(req, reqProto);
+        Object.setPrototypeOf(res, resProto);
+        next(err);
+      });
+    application.handle(req, res, leave);
+  }) as Application;
+  for (const key of Object.getOwnPropertyNames(EventEmitter.prototype)) {
+    if (key !== 'constructor') (application as any)[key] = (EventEmitter.prototype as any)[key];
+  }
+  for (const key of Object.keys(app)) (application as any)[key] = app[key];
+  EventEmitter.call(application as never);
+  application.request = Object.create(expressRequest, { app: { configurable: true, enumerable: true, writable: true, value: application } });
+  application.response = Object.create(expressResponse, { app: { configurable: true, enumerable: true, writable: true, value: application } });
+  application.init();
+  return application;
+}

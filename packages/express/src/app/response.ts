@@ -1,0 +1,439 @@
+/**
+ * The response prototype of an Express app (`express.response`): Express 4's response methods
+ * on top of a Velox Response with `nodeCompat`: `send` with its type, charset, Content-Length,
+ * ETag and freshness rules, `json`/`jsonp` with the app's `json replacer`, `json spaces`,
+ * `json escape` and `jsonp callback name`, `sendStatus`, `set` adding the charset Express adds,
+ * `redirect` with its text/HTML bodies, `format`, `links`, `cookie` (JSON and signed values),
+ * `sendFile`/`download` through `@velox/static`, `render` through the app's view engines.
+ */
+import { statSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import { extname, isAbsolute, resolve } from 'node:path';
+import { Response } from '@velox/core';
+import { disposition, mime } from './libs.ts';
+import { escapeHtml, setCharset } from './util.ts';
+
+const core = Response.prototype as any;
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+const CHARSET = /;\s*charset\s*=/;
+
+function stringify(value: unknown, replacer: any, spaces: any, escapeHtml: boolean): string | undefined {
+  const json: string | undefined = replacer || spaces ? JSON.stringify(value, replacer, spaces) : JSON.stringify(value);
+  if (escapeHtml && typeof json === 'string') {
+    return json.replace(/[<>&]/g, (c) => (c === '<' ? '\\u003c' : c === '>' ? '\\u003e' : '\\u0026'));
+  }
+  return json;
+}
+
+/** Node's writeHead check: the status as an integer (`'201'` and `201.5` give 201), else a RangeError. */
+function checkStatus(res: any): void {
+  const given = res.statusCode;
+  const code = given | 0;
+  if (code < 100 || code > 999) {
+    const err = new RangeError(`Invalid status code: ${given}`);
+    (err as any).code = 'ERR_HTTP_INVALID_STATUS_CODE';
+    throw err;
+  }
+  res.statusCode = code;
+}
+
+function httpError(status: number, props: Record<string, unknown>): Error {
+  const err = new Error(STATUS_CODES[status]);
+  Object.assign(err, { status, statusCode: status, expose: status < 500, name: `${(STATUS_CODES[status] ?? 'Error').replace(/\s/g, '')}Error` }, props);
+  return err;
+}
+
+function normalizeType(type: string): string {
+  return type.indexOf('/') !== -1 ? type.split(/ *; */)[0]! : mime.lookup(type);
+}
+
+/** Body chunks held back while a response with a declared Content-Length is written in pieces. */
+const kHeld = Symbol('velox.express.app.held');
+/** The largest declared body held back to go out in one piece with its Content-Length. */
+const HOLD_LIMIT = 1024 * 1024;
+
+interface Held {
+  chunks: Buffer[];
+}
+
+/**
+ * Whether `res.write()` should hold the body back: Node sends the Content-Length an app
+ * declared before writing (send, serve-static and proxies do), uWS frames a body written in
+ * pieces chunked. A declared body up to HOLD_LIMIT is held and sent whole at `end()`, so that
+ * it goes out with its Content-Length, as on Node.
+ */
+function holdFor(res: any): Held | null {
+  let held = res[kHeld];
+  if (held !== undefined) return held;
+  held = null;
+  if (!res.headersSent) {
+    const declared = Number(res.get('content-length'));
+    if (Number.isInteger(declared) && declared > 0 && declared <= HOLD_LIMIT) {
+      held = { chunks: [] };
+      // As on Node, the head counts as sent from the first write.
+      Object.defineProperty(res, 'headersSent', { value: true, configurable: true, enumerable: false });
+    }
+  }
+  res[kHeld] = held;
+  return held;
+}
+
+/** Express 4's `res` methods, over Velox's Response. */
+export const expressResponse: any = Object.create(Response.prototype);
+
+Object.assign(expressResponse, {
+  write(this: any, chunk: any, encoding?: any, callback?: any) {
+    const held = holdFor(this);
+    if (held === null || this.finished || this.aborted) return core.write.call(this, chunk, encoding, callback);
+    if (typeof encoding === 'function') callback = encoding;
+    held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding) : Buffer.from(chunk));
+    if (typeof callback === 'function') queueMicrotask(callback);
+    return true;
+  },
+
+  end(this: any, chunk?: any, encoding?: any, callback?: any) {
+    // Node ignores a bare end() on a finished response (its callback gets ERR_STREAM_ALREADY_FINISHED); core would report it.
+    if (this.finished && (chunk === undefined || chunk === null || typeof chunk === 'function')) {
+      const cb = [chunk, encoding, callback].find((arg) => typeof arg === 'function');
+      if (cb) queueMicrotask(() => cb(Object.assign(new Error('Cannot call end after a stream was finished'), { code: 'ERR_STREAM_ALREADY_FINISHED' })));
+      return this;
+    }
+    const held: Held | null | undefined = this[kHeld];
+    if (!held) return core.end.call(this, chunk, encoding, callback);
+    this[kHeld] = null;
+    if (typeof chunk === 'function') {
+      callback = chunk;
+      chunk = undefined;
+    } else if (typeof encoding === 'function') {
+      callback = encoding;
+      encoding = undefined;
+    }
+    if (chunk !== undefined && chunk !== null) held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (encoding ?? 'utf8') as BufferEncoding) : Buffer.from(chunk));
+    return core.end.call(this, Buffer.concat(held.chunks), callback);
+  },
+
+  // Node's own methods set headers as given (no charset added), as on Node's ServerResponse.
+  setHeader(this: any, name: string, value: unknown) {
+    core.set.call(this, name, Array.isArray(value) ? value.map(String) : String(value));
+    return this;
+  },
+
+  status(this: any, code: number) {
+    this.statusCode = code;
+    return this;
+  },
+
+  links(this: any, links: Record<string, string>) {
+    let link: string = this.get('Link') || '';
+    if (link) link += ', ';
+    return this.set('Link', link + Object.keys(links).map((rel) => `<${links[rel]}>; rel="${rel}"`).join(', '));
+  },
+
+  send(this: any, ...args: any[]) {
+    const body: unknown = args[0];
+    let chunk: any = body;
+    let encoding: BufferEncoding | undefined;
+    const req = this.req;
+    if (args.length === 2) {
+      // res.send(body, status) and res.send(status, body), as Express 4 still takes them.
+      if (typeof args[0] !== 'number' && typeof args[1] === 'number') this.statusCode = args[1];
+      else {
+        this.statusCode = args[0];
+        chunk = args[1];
+      }
+    }
+    if (typeof chunk === 'number' && args.length === 1) {
+      if (!this.get('Content-Type')) this.type('txt');
+      this.statusCode = chunk;
+      chunk = STATUS_CODES[chunk];
+    }
+    switch (typeof chunk) {
+      case 'string':
+        if (!this.get('Content-Type')) this.type('html');
+        break;
+      case 'boolean':
+      case 'number':
+      case 'object':
+        if (chunk === null) chunk = '';
+        else if (Buffer.isBuffer(chunk)) {
+          if (!this.get('Content-Type')) this.type('bin');
+        } else return this.json(chunk);
+        break;
+    }
+    if (typeof chunk === 'string') {
+      encoding = 'utf8';
+      const type = this.get('Content-Type');
+      if (typeof type === 'string') this.set('Content-Type', setCharset(type, 'utf-8'));
+    }
+    const etagFn = this.app.get('etag fn');
+    const generateETag = !this.get('ETag') && typeof etagFn === 'function';
+    let length: number | undefined;
+    if (chunk !== undefined) {
+      if (Buffer.isBuffer(chunk)) length = chunk.length;
+      else if (!generateETag && chunk.length < 1000) length = Buffer.byteLength(chunk, encoding);
+      else {
+        chunk = Buffer.from(chunk, encoding);
+        encoding = undefined;
+        length = chunk.length;
+      }
+      this.set('Content-Length', length);
+    }
+    if (generateETag && length !== undefined) {
+      const etag = etagFn(chunk, encoding);
+      if (etag) this.set('ETag', etag);
+    }
+    // fresh() is false without a conditional header: skip it (and the header copy it makes) then.
+    if ((req.firstHeader('if-none-match') !== '' || req.firstHeader('if-modified-since') !== '') && req.fresh) this.statusCode = 304;
+    if (this.statusCode === 204 || this.statusCode === 304) {
+      this.removeHeader('Content-Type');
+      this.removeHeader('Content-Length');
+      this.removeHeader('Transfer-Encoding');
+      chunk = '';
+    }
+    if (this.statusCode === 205) {
+      this.set('Content-Length', '0');
+      this.removeHeader('Transfer-Encoding');
+      chunk = '';
+    }
+    checkStatus(this);
+    if (req.method === 'HEAD') this.end();
+    else this.end(chunk ?? '', encoding);
+    return this;
+  },
+
+  json(this: any, ...args: any[]) {
+    const obj: unknown = args[0];
+    let value = obj;
+    if (args.length === 2) {
+      if (typeof args[1] === 'number') this.statusCode = args[1];
+      else {
+        this.statusCode = args[0];
+        value = args[1];
+      }
+    }
+    const app = this.app;
+    const body = stringify(value, app.get('json replacer'), app.get('json spaces'), app.get('json escape'));
+    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    return this.send(body);
+  },
+
+  jsonp(this: any, ...args: any[]) {
+    const obj: unknown = args[0];
+    let value = obj;
+    if (args.length === 2) {
+      if (typeof args[1] === 'number') this.statusCode = args[1];
+      else {
+        this.statusCode = args[0];
+        value = args[1];
+      }
+    }
+    const app = this.app;
+    let body = stringify(value, app.get('json replacer'), app.get('json spaces'), app.get('json escape'));
+    let callback = this.req.query?.[app.get('jsonp callback name')];
+    if (!this.get('Content-Type')) {
+      this.set('X-Content-Type-Options', 'nosniff');
+      this.set('Content-Type', 'application/json');
+    }
+    if (Array.isArray(callback)) callback = callback[0];
+    if (typeof callback === 'string' && callback.length !== 0) {
+      this.set('X-Content-Type-Options', 'nosniff');
+      this.set('Content-Type', 'text/javascript');
+      callback = callback.replace(/[^[\]\w$.]/g, '');
+      if (body === undefined) body = '';
+      else body = body.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      body = `/**/ typeof ${callback} === 'function' && ${callback}(${body});`;
+    }
+    return this.send(body);
+  },
+
+  sendStatus(this: any, statusCode: number) {
+    const body = STATUS_CODES[statusCode] || String(statusCode);
+    this.statusCode = statusCode;
+    this.type('txt');
+    return this.send(body);
+  },
+
+  sendFile(this: any, path: unknown, options?: any, callback?: (err?: any) => void) {
+    let done = callback;
+    let opts = options || {};
+    const req = this.req;
+    const next = req.next;
+    if (!path) throw new TypeError('path argument is required to res.sendFile');
+    if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
+    if (typeof options === 'function') {
+      done = options;
+      opts = {};
+    }
+    if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
+    const own = opts.setHeaders;
+    // send 0.19's Content-Type (mime 1.x, charset spelled UTF-8), unless one is set.
+    const setHeaders = (res: any, file: string, stats: unknown) => {
+      if (!res.get('Content-Type')) {
+        const type = mime.lookup(file);
+        const charset = mime.charsets.lookup(type);
+        core.set.call(res, 'Content-Type', type + (charset ? `; charset=${charset}` : ''));
+      }
+      own?.(res, file, stats);
+    };
+    void core.sendFile.call(this, path, { ...opts, setHeaders }, (err?: any) => {
+      // send 0.19 reports a directory as EISDIR (Express then moves on); @velox/static as a 404.
+      if (err && err.status === 404 && isDirectory(opts.root ? resolve(opts.root, path) : path)) {
+        err = Object.assign(new Error('EISDIR, read'), { code: 'EISDIR' });
+      }
+      if (done) return done(err);
+      if (err && err.code === 'EISDIR') return next();
+      if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next(err);
+    });
+  },
+
+  download(this: any, path: string, filename?: any, options?: any, callback?: any) {
+    let done = callback;
+    let name = filename;
+    let opts = options || null;
+    if (typeof filename === 'function') {
+      done = filename;
+      name = null;
+      opts = null;
+    } else if (typeof options === 'function') {
+      done = options;
+      opts = null;
+    }
+    if (typeof filename === 'object' && (typeof options === 'function' || options === undefined)) {
+      name = null;
+      opts = filename;
+    }
+    const headers: Record<string, unknown> = { 'Content-Disposition': disposition(name || path) };
+    if (opts?.headers) {
+      for (const key of Object.keys(opts.headers)) if (key.toLowerCase() !== 'content-disposition') headers[key] = opts.headers[key];
+    }
+    const sendOptions = { ...(opts ?? {}), headers };
+    const fullPath = !sendOptions.root ? resolve(path) : path;
+    return this.sendFile(fullPath, sendOptions, done);
+  },
+
+  type(this: any, type: string) {
+    const ct = type.indexOf('/') === -1 ? mime.lookup(type) : type;
+    return this.set('Content-Type', ct);
+  },
+
+  format(this: any, handlers: Record<string, (req: any, res: any, next: any) => void>) {
+    const req = this.req;
+    const next = req.next;
+    const keys = Object.keys(handlers).filter((v) => v !== 'default');
+    const key = keys.length > 0 ? req.accepts(keys) : false;
+    this.vary('Accept');
+    if (key) {
+      this.set('Content-Type', normalizeType(key));
+      handlers[key]!(req, this, next);
+    } else if (handlers.default) {
+      handlers.default(req, this, next);
+    } else {
+      next(httpError(406, { types: keys.map(normalizeType) }));
+    }
+    return this;
+  },
+
+  attachment(this: any, filename?: string) {
+    if (filename) this.type(extname(filename));
+    this.set('Content-Disposition', disposition(filename));
+    return this;
+  },
+
+  append(this: any, field: string, value: string | string[]) {
+    const previous = this.get(field);
+    let next: unknown = value;
+    if (previous) next = Array.isArray(previous) ? previous.concat(value) : Array.isArray(value) ? [previous].concat(value) : [previous, value];
+    return this.set(field, next);
+  },
+
+  set(this: any, ...args: any[]) {
+    const [field, val] = args;
+    if (args.length === 2) {
+      let value = Array.isArray(val) ? val.map(String) : String(val);
+      if (field.toLowerCase() === 'content-type') {
+        if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
+        if (!CHARSET.test(value)) {
+          const charset = mime.charsets.lookup(value.split(';')[0]!);
+          if (charset) value += `; charset=${charset.toLowerCase()}`;
+        }
+      }
+      core.set.call(this, field, value);
+    } else {
+      for (const key in field) this.set(key, field[key]);
+    }
+    return this;
+  },
+
+  clearCookie(this: any, name: string, options?: Record<string, unknown>) {
+    return this.cookie(name, '', { expires: new Date(1), path: '/', ...options });
+  },
+
+  cookie(this: any, name: string, value: unknown, options?: Record<string, any>) {
+    const opts: Record<string, any> = { ...options };
+    if (opts.signed && !this.req.secret) throw new Error('cookieParser("secret") required for signed cookies');
+    const text = typeof value === 'object' ? `j:${JSON.stringify(value)}` : String(value);
+    if (opts.maxAge != null) {
+      const maxAge = opts.maxAge - 0;
+      if (Number.isNaN(maxAge)) delete opts.maxAge;
+      else opts.maxAge = maxAge;
+    } else delete opts.maxAge;
+    if (opts.path == null) opts.path = '/';
+    return core.cookie.call(this, name, text, opts);
+  },
+
+  redirect(this: any, ...args: any[]) {
+    const url: unknown = args[0];
+    let address: unknown = url;
+    let status = 302;
+    let body = '';
+    if (args.length === 2) {
+      if (typeof args[0] === 'number') {
+        status = args[0];
+        address = args[1];
+      } else status = args[1];
+    }
+    address = this.location(address).get('Location');
+    this.format({
+      text: () => {
+        body = `${STATUS_CODES[status]}. Redirecting to ${address}`;
+      },
+      html: () => {
+        body = `<p>${STATUS_CODES[status]}. Redirecting to ${escapeHtml(String(address))}</p>`;
+      },
+      default: () => {
+        body = '';
+      },
+    });
+    this.statusCode = status;
+    this.set('Content-Length', Buffer.byteLength(body));
+    checkStatus(this);
+    if (this.req.method === 'HEAD') this.end();
+    else this.end(body);
+  },
+
+  render(this: any, view: string, options?: any, callback?: any) {
+    const app = this.req.app;
+    let done = callback;
+    let opts = options || {};
+    const req = this.req;
+    if (typeof options === 'function') {
+      done = options;
+      opts = {};
+    }
+    opts._locals = this.locals;
+    done ||= (err: unknown, str: string) => {
+      if (err) return req.next(err);
+      this.send(str);
+    };
+    app.render(view, opts, done);
+  },
+});
+expressResponse.header = expressResponse.set;
+expressResponse.contentType = expressResponse.type;

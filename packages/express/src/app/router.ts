@@ -1,0 +1,625 @@
+/**
+ * Express 4's router, layer by layer: middlewares and routes in one ordered stack, matched with
+ * path-to-regexp 0.1 (libs.ts), `router.param`, `next('route')`, `next('router')`, mount points
+ * that strip their path from `req.url` and add it to `req.baseUrl`, `mergeParams`, and OPTIONS
+ * answered with `Allow` when no route did. Written after Express 4's `lib/router`, for the same
+ * behaviour on Velox's request and response.
+ */
+import { METHODS } from 'node:http';
+import { compilePath } from './libs.ts';
+
+/** Every HTTP method Node knows, lower-case (Express's `methods`). */
+export const methods: string[] = METHODS.map((m) => m.toLowerCase());
+
+/** A request as the router sees it. */
+export type Req = any;
+/** A response as the router sees it. */
+export type Res = any;
+/** Express's `next`: no argument, an error, `'route'` or `'router'`. */
+export type Next = (err?: unknown) => void;
+/** A middleware, route handler or error middleware. */
+export type HandlerFn = (...args: any[]) => unknown;
+/** Express 4's deprecated `router.param(fn)`: turns `(name, arg)` into a param callback, or returns nothing. */
+export type ParamTransform = (name: string, arg: unknown) => ParamFn | undefined;
+/** A `router.param()` callback. */
+export type ParamFn = (req: Req, res: Res, next: Next, value: unknown, name: string) => unknown;
+
+/**
+ * Express's options of `express.Router()`.
+ * @example
+ * ```ts
+ * const items = express.Router({ mergeParams: true, strict: false, caseSensitive: false });
+ * ```
+ */
+export interface RouterOptions {
+  /** `/Foo` and `/foo` are different paths. Default: false (the app's `case sensitive routing`). */
+  caseSensitive?: boolean;
+  /** Keep the parent router's `req.params`. Default: false. */
+  mergeParams?: boolean;
+  /** `/foo` and `/foo/` are different paths. Default: false (the app's `strict routing`). */
+  strict?: boolean;
+}
+
+function decodeParam(value: unknown): unknown {
+  if (typeof value !== 'string' || value.length === 0) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch (err) {
+    if (err instanceof URIError) {
+      err.message = `Failed to decode param '${value}'`;
+      (err as any).status = (err as any).statusCode = 400;
+    }
+    throw err;
+  }
+}
+
+/** A path path-to-regexp reads as plain text (no parameter, group, wildcard or escape). */
+const PLAIN = /^[A-Za-z0-9_~./%-]*$/;
+
+/**
+ * How path-to-regexp 0.1 matches a plain path, without its regular expression: the text (`base`),
+ * then an optional slash unless `strict`, then the end of the path (routes) or, for a middleware,
+ * a `/` or the end after it (`lookahead`). Same answers as the expression (a test compares them).
+ */
+interface PlainPath {
+  base: string;
+  optionalSlash: boolean;
+  end: boolean;
+  lookahead: boolean;
+  sensitive: boolean;
+}
+
+function plainPath(path: unknown, options: { sensitive?: boolean; strict?: boolean; end?: boolean }): PlainPath | undefined {
+  if (typeof path !== 'string' || !PLAIN.test(path)) return undefined;
+  const strict = options.strict === true;
+  const end = options.end !== false;
+  const trailing = path.endsWith('/');
+  return {
+    base: !strict && trailing ? path.slice(0, -1) : path,
+    optionalSlash: !strict,
+    end,
+    lookahead: !end && !(strict && trailing),
+    sensitive: options.sensitive === true,
+  };
+}
+
+/** The text a plain path matches at the start of `path` (what `regexp.exec(path)[0]` gives), or undefined. */
+function matchPlain(plain: PlainPath, path: string): string | undefined {
+  const base = plain.base;
+  const n = base.length;
+  if (path.length < n) return undefined;
+  for (let i = 0; i < n; i++) {
+    const a = path.charCodeAt(i);
+    const b = base.charCodeAt(i);
+    if (a === b) continue;
+    // The `i` flag folds ASCII letters only (base is ASCII).
+    const lower = b | 0x20;
+    if (plain.sensitive || lower < 97 || lower > 122 || (a | 0x20) !== lower) return undefined;
+  }
+  const slashNext = path.charCodeAt(n) === 47;
+  if (plain.end) {
+    if (path.length === n || (plain.optionalSlash && slashNext && path.length === n + 1)) return path;
+    return undefined;
+  }
+  if (plain.optionalSlash && slashNext) {
+    // Greedy: take the slash if what follows is a slash or the end, else leave it to the lookahead.
+    return path.length === n + 1 || path.charCodeAt(n + 1) === 47 ? path.slice(0, n + 1) : path.slice(0, n);
+  }
+  if (plain.lookahead && !(path.length === n || slashNext)) return undefined;
+  return path.slice(0, n);
+}
+
+/** One entry of a stack: a path pattern and its function. */
+export class Layer {
+  handle: HandlerFn;
+  name: string;
+  params: Record<string, unknown> | undefined = undefined;
+  path: string | undefined = undefined;
+  regexp: RegExp;
+  keys: Array<{ name: string | number }>;
+  route: Route | undefined = undefined;
+  method: string | undefined = undefined;
+  #fastStar: boolean;
+  #fastSlash: boolean;
+  #plain: PlainPath | undefined;
+
+  constructor(path: unknown, options: { sensitive?: boolean; strict?: boolean; end?: boolean }, fn: HandlerFn) {
+    this.handle = fn;
+    this.name = fn.name || '<anonymous>';
+    const compiled = compilePath(path, options);
+    this.regexp = compiled.regexp;
+    this.keys = compiled.keys;
+    this.#fastStar = path === '*';
+    this.#fastSlash = path === '/' && options.end === false;
+    this.#plain = plainPath(path, options);
+  }
+
+  handleError(error: unknown, req: Req, res: Res, next: Next): void {
+    const fn = this.handle;
+    if (fn.length !== 4) return next(error);
+    try {
+      fn(error, req, res, next);
+    } catch (err) {
+      next(err);
+    }
+  }
+
+  handleRequest(req: Req, res: Res, next: Next): void {
+    const fn = this.handle;
+    if (fn.length > 3) return next();
+    try {
+      fn(req, res, next);
+    } catch (err) {
+      next(err);
+    }
+  }
+
+  /** Whether the layer matches `path`; sets `params` and `path`. Throws a 400 error for a malformed escape. */
+  match(path: string | undefined): boolean {
+    if (path != null) {
+      if (this.#fastSlash) {
+        this.params = {};
+        this.path = '';
+        return true;
+      }
+      if (this.#fastStar) {
+        this.params = { 0: decodeParam(path) };
+        this.path = path;
+        return true;
+      }
+    }
+    if (this.#plain !== undefined && path != null) {
+      const matched = matchPlain(this.#plain, path);
+      if (matched === undefined) {
+        this.params = undefined;
+        this.path = undefined;
+        return false;
+      }
+      this.params = {};
+      this.path = matched;
+      return true;
+    }
+    const match = path == null ? null : this.regexp.exec(path);
+    if (!match) {
+      this.params = undefined;
+      this.path = undefined;
+      return false;
+    }
+    const params: Record<string, unknown> = {};
+    this.params = params;
+    this.path = match[0];
+    for (let i = 1; i < match.length; i++) {
+      const key = this.keys[i - 1]!;
+      const value = decodeParam(match[i]);
+      if (value !== undefined || !Object.hasOwn(params, key.name)) params[key.name] = value;
+    }
+    return true;
+  }
+}
+
+function flatten(list: unknown[]): unknown[] {
+  return list.flat(Number.POSITIVE_INFINITY);
+}
+
+function typeName(value: unknown): string {
+  const type = typeof value;
+  if (type !== 'object') return type;
+  return Object.prototype.toString.call(value).replace(/^\[object (\S+)\]$/, '$1');
+}
+
+/**
+ * A route: one path, handlers by method (`router.route(path)`, `app.route(path)`).
+ * @example
+ * ```ts
+ * app.route('/book/:id').get(show).put(update);
+ * ```
+ */
+export class Route {
+  path: unknown;
+  stack: Layer[] = [];
+  methods: Record<string, boolean> = {};
+
+  constructor(path: unknown) {
+    this.path = path;
+  }
+
+  /** @internal Whether the route answers `method` (HEAD by its GET handlers). */
+  handlesMethod(method: string): boolean {
+    if (this.methods._all) return true;
+    let name = method.toLowerCase();
+    if (name === 'head' && !this.methods.head) name = 'get';
+    return Boolean(this.methods[name]);
+  }
+
+  /** @internal The methods this route answers, for `Allow`. */
+  allowedMethods(): string[] {
+    const list = Object.keys(this.methods);
+    if (this.methods.get && !this.methods.head) list.push('head');
+    return list.map((m) => m.toUpperCase());
+  }
+
+  /** @internal Runs the route's handlers for a request. */
+  dispatch(req: Req, res: Res, done: Next): void {
+    let idx = 0;
+    const stack = this.stack;
+    let sync = 0;
+    if (stack.length === 0) return done();
+    let method = req.method.toLowerCase();
+    if (method === 'head' && !this.methods.head) method = 'get';
+    req.route = this;
+    const next = (err?: unknown): void => {
+      if (err && err === 'route') return done();
+      if (err && err === 'router') return done(err);
+      if (++sync > 100) {
+        setImmediate(next, err);
+        return;
+      }
+      const layer = stack[idx++];
+      if (!layer) return done(err);
+      if (layer.method && layer.method !== method) next(err);
+      else if (err) layer.handleError(err, req, res, next);
+      else layer.handleRequest(req, res, next);
+      sync = 0;
+    };
+    next();
+  }
+
+  /**
+   * Handlers for every method.
+   * @example
+   * ```ts
+   * app.route('/book').all(authenticate).get(show);
+   * ```
+   */
+  all(...handlers: unknown[]): this {
+    for (const handle of flatten(handlers)) {
+      if (typeof handle !== 'function') throw new TypeError(`Route.all() requires a callback function but got a ${Object.prototype.toString.call(handle)}`);
+      const layer = new Layer('/', {}, handle as HandlerFn);
+      layer.method = undefined;
+      this.methods._all = true;
+      this.stack.push(layer);
+    }
+    return this;
+  }
+
+  /** @internal Handlers for one method. */
+  add(method: string, handlers: unknown[]): this {
+    for (const handle of flatten(handlers)) {
+      if (typeof handle !== 'function') {
+        throw new Error(`Route.${method}() requires a callback function but got a ${Object.prototype.toString.call(handle)}`);
+      }
+      const layer = new Layer('/', {}, handle as HandlerFn);
+      layer.method = method;
+      this.methods[method] = true;
+      this.stack.push(layer);
+    }
+    return this;
+  }
+}
+
+for (const method of methods) {
+  (Route.prototype as any)[method] = function (this: Route, ...handlers: unknown[]) {
+    return this.add(method, handlers);
+  };
+}
+
+/** Express's `mergeParams`: the parent's params under the layer's, numeric keys shifted. */
+function mergeParams(params: Record<string, unknown>, parent: unknown): Record<string, unknown> {
+  if (typeof parent !== 'object' || !parent) return params;
+  const merged: Record<string, unknown> = { ...(parent as Record<string, unknown>) };
+  if (!(0 in params) || !(0 in parent)) return Object.assign(merged, params);
+  let i = 0;
+  let o = 0;
+  while (i in params) i++;
+  while (o in parent) o++;
+  for (i--; i >= 0; i--) {
+    params[i + o] = params[i];
+    if (i < o) delete params[i];
+  }
+  return Object.assign(merged, params);
+}
+
+/** The scheme and host of an absolute request target (`http://host`), else ''. */
+function protohost(url: string): string {
+  if (url.length === 0 || url[0] === '/') return '';
+  const search = url.indexOf('?');
+  const length = search !== -1 ? search : url.length;
+  const fqdn = url.slice(0, length).indexOf('://');
+  return fqdn !== -1 ? url.substring(0, url.indexOf('/', 3 + fqdn)) : '';
+}
+
+/** The path part of `req.url` (parseurl's pathname). */
+function pathname(req: Req): string | undefined {
+  const url: unknown = req.url;
+  if (typeof url !== 'string') return undefined;
+  const host = protohost(url);
+  const rest = host ? url.slice(host.length) || '/' : url;
+  const q = rest.indexOf('?');
+  const hash = rest.indexOf('#');
+  let end = q === -1 ? rest.length : q;
+  if (hash !== -1 && hash < end) end = hash;
+  return rest.slice(0, end);
+}
+
+/** The methods an OPTIONS request found, answered with `Allow` when nothing else answered. */
+function optionsResponder(res: Res, options: string[], done: Next): Next {
+  return (err?: unknown) => {
+    if (err || options.length === 0) return done(err);
+    try {
+      const body = options.join(',');
+      res.set('Allow', body);
+      res.send(body);
+    } catch (e) {
+      done(e);
+    }
+  };
+}
+
+/**
+ * Express 4's Router: call it as a middleware, or mount it with `use()`.
+ * @example
+ * ```ts
+ * const api: Router = express.Router();
+ * api.get('/ping', (req, res) => res.send('pong'));
+ * app.use('/api', api);
+ * ```
+ */
+export interface Router {
+  (req: Req, res: Res, next: Next): void;
+  params: Record<string, ParamFn[]>;
+  paramTransforms: ParamTransform[];
+  caseSensitive: boolean | undefined;
+  mergeParams: boolean | undefined;
+  strict: boolean | undefined;
+  stack: Layer[];
+  handle(req: Req, res: Res, out: Next): void;
+  use(...args: unknown[]): Router;
+  route(path: unknown): Route & Record<string, (...handlers: unknown[]) => Route>;
+  param(name: string | string[] | ParamTransform, fn?: any): Router;
+  all(path: unknown, ...handlers: unknown[]): Router;
+  [method: string]: unknown;
+}
+
+const proto: Record<string, unknown> = {
+  param(this: Router, name: string | string[] | ParamTransform, fn: ParamFn): Router {
+    // Express 4's deprecated form: param(fn) adds a function that turns (name, arg) into the callback.
+    if (typeof name === 'function') {
+      this.paramTransforms.push(name);
+      return this;
+    }
+    if (Array.isArray(name)) {
+      for (const n of name) this.param(n, fn);
+      return this;
+    }
+    if (name[0] === ':') name = name.slice(1);
+    for (const transform of this.paramTransforms) {
+      const made = transform(name, fn);
+      if (made) fn = made;
+    }
+    if (typeof fn !== 'function') throw new Error(`invalid param() call for ${name}, got ${fn}`);
+    (this.params[name] ??= []).push(fn);
+    return this;
+  },
+
+  handle(this: Router, req: Req, res: Res, out: Next): void {
+    const stack = this.stack;
+    let idx = 0;
+    let removed = '';
+    let slashAdded = false;
+    let sync = 0;
+    const called: Record<string, { error: unknown; match: unknown; value: unknown }> = {};
+    const host = protohost(req.url);
+    const options: string[] = [];
+    const parentParams = req.params;
+    const parentUrl = req.baseUrl || '';
+    const savedBase = req.baseUrl;
+    const savedNext = req.next;
+    const savedParams = req.params;
+    let done: Next = (err?: unknown) => {
+      req.baseUrl = savedBase;
+      req.next = savedNext;
+      req.params = savedParams;
+      out(err);
+    };
+    if (req.method === 'OPTIONS') done = optionsResponder(res, options, done);
+
+    const next = (err?: unknown): void => {
+      let layerError = err === 'route' ? null : err;
+      if (slashAdded) {
+        req.url = req.url.slice(1);
+        slashAdded = false;
+      }
+      if (removed.length !== 0) {
+        req.baseUrl = parentUrl;
+        req.url = host + removed + req.url.slice(host.length);
+        removed = '';
+      }
+      if (layerError === 'router') {
+        setImmediate(done, null);
+        return;
+      }
+      if (idx >= stack.length) {
+        setImmediate(done, layerError);
+        return;
+      }
+      if (++sync > 100) {
+        setImmediate(next, err);
+        return;
+      }
+      const path = pathname(req);
+      if (path == null) return done(layerError);
+
+      let layer: Layer | undefined;
+      let match: boolean | unknown = false;
+      let route: Route | undefined;
+      while (match !== true && idx < stack.length) {
+        layer = stack[idx++]!;
+        try {
+          match = layer.match(path);
+        } catch (e) {
+          match = e;
+        }
+        route = layer.route;
+        if (typeof match !== 'boolean') layerError = layerError || match;
+        if (match !== true) continue;
+        if (!route) continue;
+        if (layerError) {
+          match = false;
+          continue;
+        }
+        const method = req.method;
+        const hasMethod = route.handlesMethod(method);
+        if (!hasMethod && method === 'OPTIONS') {
+          for (const m of route.allowedMethods()) if (!options.includes(m)) options.push(m);
+        }
+        if (!hasMethod && method !== 'HEAD') match = false;
+      }
+      if (match !== true || !layer) return done(layerError);
+      if (route) req.route = route;
+      req.params = this.mergeParams ? mergeParams(layer.params!, parentParams) : layer.params;
+      const layerPath = layer.path!;
+      const current = layer;
+      processParams(this, current, called, req, res, (e?: unknown) => {
+        if (e) next(layerError || e);
+        else if (route) current.handleRequest(req, res, next);
+        else trimPrefix(current, layerError, layerPath, path);
+        sync = 0;
+      });
+    };
+
+    const trimPrefix = (layer: Layer, layerError: unknown, layerPath: string, path: string): void => {
+      if (layerPath.length !== 0) {
+        if (layerPath !== path.slice(0, layerPath.length)) return next(layerError);
+        const c = path[layerPath.length];
+        if (c && c !== '/' && c !== '.') return next(layerError);
+        removed = layerPath;
+        req.url = host + req.url.slice(host.length + removed.length);
+        if (!host && req.url[0] !== '/') {
+          req.url = `/${req.url}`;
+          slashAdded = true;
+        }
+        req.baseUrl = parentUrl + (removed[removed.length - 1] === '/' ? removed.slice(0, -1) : removed);
+      }
+      if (layerError) layer.handleError(layerError, req, res, next);
+      else layer.handleRequest(req, res, next);
+    };
+
+    req.next = next;
+    req.baseUrl = parentUrl;
+    req.originalUrl = req.originalUrl || req.url;
+    next();
+  },
+
+  use(this: Router, fn: unknown, ...rest: unknown[]): Router {
+    let offset = 0;
+    let path: unknown = '/';
+    const all = [fn, ...rest];
+    if (typeof fn !== 'function') {
+      let arg = fn;
+      while (Array.isArray(arg) && arg.length !== 0) arg = arg[0];
+      if (typeof arg !== 'function') {
+        offset = 1;
+        path = fn;
+      }
+    }
+    const callbacks = flatten(all.slice(offset));
+    if (callbacks.length === 0) throw new TypeError('Router.use() requires a middleware function');
+    for (const cb of callbacks) {
+      if (typeof cb !== 'function') throw new TypeError(`Router.use() requires a middleware function but got a ${typeName(cb)}`);
+      const layer = new Layer(path, { sensitive: this.caseSensitive, strict: false, end: false }, cb as HandlerFn);
+      layer.route = undefined;
+      this.stack.push(layer);
+    }
+    return this;
+  },
+
+  route(this: Router, path: unknown): Route {
+    const route = new Route(path);
+    const layer = new Layer(path, { sensitive: this.caseSensitive, strict: this.strict, end: true }, (req: Req, res: Res, next: Next) =>
+      route.dispatch(req, res, next),
+    );
+    layer.route = route;
+    this.stack.push(layer);
+    return route;
+  },
+};
+
+for (const method of [...methods, 'all']) {
+  proto[method] = function (this: Router, path: unknown, ...handlers: unknown[]) {
+    const route = this.route(path) as any;
+    route[method === 'all' ? 'all' : method](...handlers);
+    return this;
+  };
+}
+
+/** Runs the `param()` callbacks of the layer's keys, each once per value per request. */
+function processParams(router: Router, layer: Layer, called: Record<string, { error: unknown; match: unknown; value: unknown }>, req: Req, res: Res, done: Next): void {
+  const params = router.params;
+  const keys = layer.keys;
+  if (!keys || keys.length === 0) return done();
+  let i = 0;
+  let paramIndex = 0;
+  let key: { name: string | number };
+  let paramVal: unknown;
+  let paramCallbacks: ParamFn[] | undefined;
+  let paramCalled: { error: unknown; match: unknown; value: unknown } | undefined;
+
+  const param = (err?: unknown): void => {
+    if (err) return done(err);
+    if (i >= keys.length) return done();
+    paramIndex = 0;
+    key = keys[i++]!;
+    const name = String(key.name);
+    paramVal = req.params[name];
+    paramCallbacks = params[name];
+    paramCalled = called[name];
+    if (paramVal === undefined || !paramCallbacks) return param();
+    if (paramCalled && (paramCalled.match === paramVal || (paramCalled.error && paramCalled.error !== 'route'))) {
+      req.params[name] = paramCalled.value;
+      return param(paramCalled.error);
+    }
+    called[name] = paramCalled = { error: null, match: paramVal, value: paramVal };
+    paramCallback();
+  };
+
+  const paramCallback = (err?: unknown): void => {
+    const fn = paramCallbacks![paramIndex++];
+    paramCalled!.value = req.params[String(key.name)];
+    if (err) {
+      paramCalled!.error = err;
+      param(err);
+      return;
+    }
+    if (!fn) return param();
+    try {
+      fn(req, res, paramCallback, paramVal, String(key.name));
+    } catch (e) {
+      paramCallback(e);
+    }
+  };
+  param();
+}
+
+/**
+ * Makes an Express 4 router (`express.Router()`).
+ * @example
+ * ```ts
+ * const api = express.Router({ mergeParams: true });
+ * api.param('id', loadUser);
+ * api.route('/users/:id').get(show).put(update);
+ * app.use('/api', api);
+ * ```
+ */
+export function createRouter(options: RouterOptions = {}): Router {
+  const router = function router(req: Req, res: Res, next: Next) {
+    (router as Router).handle(req, res, next);
+  } as Router;
+  Object.setPrototypeOf(router, proto);
+  router.params = {};
+  router.paramTransforms = [];
+  router.caseSensitive = options.caseSensitive;
+  router.mergeParams = options.mergeParams;
+  router.strict = options.strict;
+  router.stack = [];
+  return router;
+}

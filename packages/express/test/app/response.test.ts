@@ -1,0 +1,276 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tempDir } from '@velox/test-utils';
+import cookieParser from 'cookie-parser';
+import { describe, expect, it } from 'vitest';
+import { type AnyExpress, both, compare } from './harness.ts';
+
+describe('express() res, compared with express@4', () => {
+  it('sends strings, Buffers, objects, numbers, null and undefined with Express 4 types, lengths and weak ETags', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.get('/string', (_req: any, res: any) => res.send('héllo'));
+        app.get('/long', (_req: any, res: any) => res.send('x'.repeat(2000)));
+        app.get('/buffer', (_req: any, res: any) => res.send(Buffer.from('bytes')));
+        app.get('/object', (_req: any, res: any) => res.send({ a: 1 }));
+        app.get('/array', (_req: any, res: any) => res.send([1, 'two']));
+        app.get('/number', (_req: any, res: any) => res.send(404));
+        app.get('/null', (_req: any, res: any) => res.send(null));
+        app.get('/undefined', (_req: any, res: any) => res.send());
+        app.get('/bool', (_req: any, res: any) => res.send(true));
+        app.get('/typed', (_req: any, res: any) => res.type('text').send('plain'));
+        app.get('/typed-charset', (_req: any, res: any) => res.set('Content-Type', 'text/plain; charset=iso-8859-1').send('latin'));
+        app.get('/two-args', (_req: any, res: any) => res.send(201, 'created'));
+        app.get('/204', (_req: any, res: any) => res.status(204).set('Content-Type', 'text/plain').send('dropped'));
+        app.get('/205', (_req: any, res: any) => res.status(205).send('dropped'));
+        app.get('/own-etag', (_req: any, res: any) => res.set('ETag', '"mine"').send('x'));
+        return app;
+      },
+      ['/string', '/long', '/buffer', '/object', '/array', '/number', '/null', '/undefined', '/bool', '/typed', '/typed-charset', '/two-args', '/204', '/205', '/own-etag', { method: 'HEAD', path: '/string' }],
+    );
+  });
+
+  it('answers 304 to a fresh conditional GET, and follows the etag setting', async () => {
+    for (const etag of [undefined, false, 'strong', (body: Buffer) => `"${body.length}"`]) {
+      const pair = await both((express: AnyExpress) => {
+        const app = express();
+        if (etag !== undefined) app.set('etag', etag);
+        app.get('/e', (_req: any, res: any) => res.send('some body'));
+        return app;
+      });
+      const first = await pair.same('/e');
+      if (first.headers.etag) await pair.same({ path: '/e', headers: { 'if-none-match': first.headers.etag } });
+    }
+  });
+
+  it('sends JSON with json replacer, json spaces and json escape, and JSONP with the callback name', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.set('json spaces', 2);
+        app.set('json replacer', (key: string, value: unknown) => (key === 'secret' ? undefined : value));
+        app.set('json escape', true);
+        app.set('jsonp callback name', 'cb');
+        app.get('/json', (_req: any, res: any) => res.json({ a: '<b>&', secret: 1 }));
+        app.get('/json-status', (_req: any, res: any) => res.status(201).json(null));
+        app.get('/jsonp', (_req: any, res: any) => res.jsonp({ x: '\u2028' }));
+        app.get('/undefined', (_req: any, res: any) => res.json(undefined));
+        return app;
+      },
+      ['/json', '/json-status', '/jsonp', '/jsonp?cb=foo', '/jsonp?cb=a.b[0]%3Balert(1)', '/jsonp?cb=x&cb=y', '/undefined'],
+    );
+  });
+
+  it('sends sendStatus, redirects (with back and HEAD), location, links, append and attachment like Express 4', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.get('/status/:n', (req: any, res: any) => res.sendStatus(Number(req.params.n)));
+        app.get('/redirect', (_req: any, res: any) => res.redirect('/to?x=<y>'));
+        app.get('/redirect-301', (_req: any, res: any) => res.redirect(301, 'http://example.com/ä b'));
+        app.get('/back', (_req: any, res: any) => res.redirect('back'));
+        app.get('/location', (_req: any, res: any) => res.location('/a b%20c').send('ok'));
+        app.get('/links', (_req: any, res: any) => res.links({ next: '/p/2', last: '/p/9' }).links({ prev: '/p/0' }).send('ok'));
+        app.get('/append', (_req: any, res: any) => res.append('X-List', 'a').append('X-List', ['b', 'c']).send('ok'));
+        app.get('/attachment', (_req: any, res: any) => res.attachment('docs/report.pdf').send(Buffer.from('%PDF')));
+        app.get('/attachment-none', (_req: any, res: any) => res.attachment().send('x'));
+        app.get('/vary', (_req: any, res: any) => res.vary('Accept').vary('Origin').send('x'));
+        return app;
+      },
+      [
+        '/status/200',
+        '/status/404',
+        '/status/299',
+        '/redirect',
+        { path: '/redirect', headers: { accept: 'text/html' } },
+        { path: '/redirect', headers: { accept: 'application/json' } },
+        { method: 'HEAD', path: '/redirect' },
+        '/redirect-301',
+        '/back',
+        { path: '/back', headers: { referer: '/from' } },
+        '/location',
+        '/links',
+        '/append',
+        '/attachment',
+        '/attachment-none',
+        '/vary',
+      ],
+    );
+  });
+
+  it('negotiates with res.format, answering 406 without a default', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.set('env', 'production');
+        app.get('/f', (_req: any, res: any) =>
+          res.format({
+            text: () => res.send('text'),
+            'application/json': () => res.json({ kind: 'json' }),
+          }),
+        );
+        app.get('/d', (_req: any, res: any) => res.format({ html: () => res.send('<b>html</b>'), default: () => res.status(406).send('nothing') }));
+        app.use((err: any, _req: any, res: any, _next: any) => res.status(err.status).json({ message: err.message, types: err.types }));
+        return app;
+      },
+      [
+        { path: '/f', headers: { accept: 'text/plain' } },
+        { path: '/f', headers: { accept: 'application/json' } },
+        { path: '/f', headers: { accept: 'image/png' } },
+        { path: '/d', headers: { accept: 'image/png' } },
+        { path: '/d', headers: { accept: 'text/html' } },
+      ],
+    );
+  });
+
+  it('sets and clears cookies: JSON values, maxAge, signed with cookie-parser secret, read back through cookie-parser', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.use(cookieParser('s3cret'));
+        app.get('/set', (_req: any, res: any) =>
+          res
+            .cookie('plain', 'a b', { httpOnly: true })
+            .cookie('obj', { x: 1 })
+            .cookie('signed', 'v', { signed: true, sameSite: 'lax' })
+            .cookie('aged', '1', { maxAge: 60_000, path: '/p', domain: 'example.com', secure: true })
+            .clearCookie('old')
+            .send('set'),
+        );
+        app.get('/read', (req: any, res: any) => res.json({ cookies: req.cookies, signed: req.signedCookies, secret: req.secret }));
+        return app;
+      },
+      ['/set', { path: '/read', headers: { cookie: 'plain=a%20b; obj=j%3A%7B%22x%22%3A1%7D; signed=s%3Av.2qYDZXcoEHSN9c2Ul/6W/ncCJWYNbyGt/9dySkq0bZM; bad=s%3Av.wrong' } }],
+    );
+  });
+
+  it('serializes every cookie option in Express 4\'s order', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.get('/all', (_req: any, res: any) =>
+          res
+            .cookie('a', 'v 1', { domain: 'example.com', path: '/x', expires: new Date('2030-01-02T03:04:05Z'), httpOnly: true, secure: true, sameSite: 'strict', priority: 'high', partitioned: true })
+            .cookie('b', 'v', { sameSite: true })
+            .cookie('c', 'v', { sameSite: 'none', secure: true })
+            .cookie('d', 'a+b', { encode: String })
+            .clearCookie('e', { path: '/x', domain: 'example.com' })
+            .send('ok'),
+        );
+        return app;
+      },
+      ['/all'],
+    );
+  });
+
+  it('refuses a signed cookie without cookie-parser as Express 4 does', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.set('env', 'production');
+        app.get('/signed', (_req: any, res: any) => res.cookie('a', 'b', { signed: true }).send('no'));
+        app.use((err: any, _req: any, res: any, _next: any) => res.status(500).send(err.message));
+        return app;
+      },
+      ['/signed'],
+    );
+  });
+
+  it('keeps res.locals and app.locals, and reports headersSent', async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.locals.site = 'demo';
+        app.use((_req: any, res: any, next: any) => {
+          res.locals.user = 'ana';
+          next();
+        });
+        app.get('/l', (req: any, res: any) => {
+          const before = res.headersSent;
+          res.write(JSON.stringify({ site: req.app.locals.site, user: res.locals.user, before }));
+          const after = res.headersSent;
+          res.end(JSON.stringify({ after }));
+        });
+        app.get('/node', (_req: any, res: any) => {
+          res.setHeader('X-Node', ['1', '2']);
+          res.writeHead(202, { 'Content-Type': 'text/plain' });
+          res.end('node style');
+        });
+        return app;
+      },
+      ['/l'],
+    );
+    // Node sends a body after writeHead() chunked; uWS always sends Content-Length.
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      app.get('/node', (_req: any, res: any) => {
+        res.setHeader('X-Node', ['1', '2']);
+        res.writeHead(202, { 'Content-Type': 'text/plain' });
+        res.end('node style');
+      });
+      return app;
+    });
+    await pair.same('/node', { ignore: ['content-length'] });
+  });
+
+  it('sends files with sendFile and download, with options and callbacks', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'hello.txt'), 'hello file\n');
+    await writeFile(join(dir, 'page.html'), '<p>page</p>');
+    await mkdir(join(dir, 'sub'));
+    const build = (express: AnyExpress) => {
+      const app = express();
+      app.set('env', 'production');
+      app.get('/abs', (_req: any, res: any) => res.sendFile(join(dir, 'hello.txt')));
+      app.get('/root/:name', (req: any, res: any) => res.sendFile(req.params.name, { root: dir, headers: { 'x-file': 'yes' } }));
+      app.get('/missing', (_req: any, res: any) => res.sendFile(join(dir, 'none.txt')));
+      app.get('/callback', (_req: any, res: any) => res.sendFile(join(dir, 'none.txt'), (err: any) => res.status(err ? 410 : 200).send(err ? 'gone' : 'ok')));
+      app.get('/relative', (_req: any, res: any) => res.sendFile('hello.txt'));
+      app.get('/download', (_req: any, res: any) => res.download(join(dir, 'hello.txt')));
+      app.get('/download-named', (_req: any, res: any) => res.download(join(dir, 'hello.txt'), 'rapport été.txt'));
+      app.use((err: any, _req: any, res: any, _next: any) => res.status(err.status ?? 500).send(`error ${err.status ?? 500}: ${err instanceof TypeError ? err.message : ''}`));
+      return app;
+    };
+    const pair = await both(build);
+    const ignore = ['last-modified', 'etag'];
+    for (const path of ['/abs', '/root/page.html', '/missing', '/callback', '/relative', '/download']) {
+      await pair.same(path, { ignore });
+    }
+    // Node writes header values as Latin-1 bytes, uWS as UTF-8: a Latin-1 file name differs on the wire.
+    const [, named] = await pair.ask('/download-named');
+    expect(Buffer.from(named.headers['content-disposition']!, 'latin1').toString('utf8')).toBe('attachment; filename="rapport été.txt"');
+    const ranged = await pair.same({ path: '/abs', headers: { range: 'bytes=0-4' } }, { ignore });
+    expect(ranged.status).toBe(206);
+  });
+
+  it('renders views with app.engine, views, view engine and the ejs engine, res.render and app.render', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'index.ejs'), '<h1><%= title %></h1><p><%= user %> on <%= site %></p>');
+    await mkdir(join(dir, 'users'));
+    await writeFile(join(dir, 'users', 'index.ejs'), 'users of <%= site %>');
+    await writeFile(join(dir, 'plain.tpl'), 'hello {{name}}');
+    const build = (express: AnyExpress) => {
+      const app = express();
+      app.set('env', 'production');
+      app.set('views', dir);
+      app.set('view engine', 'ejs');
+      app.engine('tpl', (path: string, options: any, cb: any) => {
+        import('node:fs').then(({ readFile }) => readFile(path, 'utf8', (err, text) => cb(err, text?.replace('{{name}}', options.name))));
+      });
+      app.locals.site = 'demo';
+      app.get('/', (_req: any, res: any) => {
+        res.locals.user = 'ana';
+        res.render('index', { title: 'Home' });
+      });
+      app.get('/users', (_req: any, res: any) => res.render('users'));
+      app.get('/tpl', (_req: any, res: any) => res.render('plain.tpl', { name: 'bob' }));
+      app.get('/cb', (_req: any, res: any) => res.render('index', { title: 'CB', user: 'x' }, (err: any, html: string) => res.send(`[${err ? 'err' : html}]`)));
+      app.get('/missing', (_req: any, res: any) => res.render('nope'));
+      app.get('/app-render', (_req: any, res: any) => app.render('index', { title: 'T', user: 'u' }, (_err: any, html: string) => res.send(html)));
+      app.use((err: any, _req: any, res: any, _next: any) => res.status(500).send(err.message.replace(dir, '<dir>')));
+      return app;
+    };
+    await compare(build, ['/', '/users', '/tpl', '/cb', '/missing', '/app-render']);
+  });
+});
