@@ -2,9 +2,12 @@
 // Instructions per request (callgrind, as instructions.mjs) for two suites whose req/s flip with
 // the machine's noise: the session suite's route (Velox with and without @velox/session on its
 // MemoryStore, the cookie of a stored session sent with every request) and the multipart suite's
-// 1 MiB upload (raw uWS + @fastify/busboy, Velox, hyper-express). Prints one line per server.
+// 1 MiB upload (raw uWS + @fastify/busboy, Velox, hyper-express); and the fetch suite's three
+// scenarios (the same Hono app on Velox's serve(), with lightResponse: false, and on @hono/node-server,
+// beside raw uWS answering the routes itself). Prints one line per server.
 //
-//   node instructions-suites.mjs [session|multipart]...      (default: both)
+//   node instructions-suites.mjs [session|multipart|fetch-ping|fetch-query|fetch-body]...
+//   (default: all)
 //   INSTR_WARMUP / INSTR_COUNT: requests before / while counting (session 15000 / 5000,
 //   multipart 300 / 200).
 
@@ -14,9 +17,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { sendFixed } from './lib/fixed-client.mjs';
+import { rawRequest, sendFixed } from './lib/fixed-client.mjs';
 import { ensureCommand } from './lib/tools.mjs';
 import { CONTENT_TYPE, uploadBody } from './servers/multipart/shared.mjs';
+import fetchSuite from './suites/fetch.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -75,9 +79,23 @@ function upload(port) {
   return Buffer.concat([Buffer.from(head), body]);
 }
 
+/** The fetch suite's request of one scenario, as bytes. */
+function fetchRequest(name) {
+  return async (port) => {
+    const { request } = fetchSuite.scenarios.find((s) => s.name === name);
+    return rawRequest(request, port);
+  };
+}
+
+const FETCH_FILES = ['fetch/raw-uws.mjs', 'fetch/velox-serve.mjs', 'fetch/velox-serve-native.mjs', 'fetch/hono-node-server.mjs'];
+const fetchScenario = (name) => ({ scenario: name, files: FETCH_FILES, payload: fetchRequest(name), warmup: 15_000, count: 5_000, connections: 16 });
+
 const SUITES = {
   session: { scenario: 'session', files: ['session/velox-nosession.mjs', 'session/velox.mjs'], payload: visits, warmup: 15_000, count: 5_000, connections: 16 },
   multipart: { scenario: 'upload', files: ['multipart/uws.mjs', 'multipart/velox.mjs', 'multipart/hyper-express.mjs'], payload: upload, warmup: 300, count: 200, connections: 4 },
+  'fetch-ping': fetchScenario('fetch-ping'),
+  'fetch-query': fetchScenario('fetch-query'),
+  'fetch-body': fetchScenario('fetch-body'),
 };
 
 ensureCommand('valgrind');

@@ -14,7 +14,7 @@ const JSON_PAYLOAD = { id: 123, name: 'velox', tags: ['a', 'b'], ok: true };
 const SERVERS = {
   uws: 'fetch/raw-uws.mjs',
   'velox-fetch': 'fetch/velox-serve.mjs',
-  'velox-fetch-light': 'fetch/velox-serve-light.mjs',
+  'velox-fetch-native': 'fetch/velox-serve-native.mjs',
   'velox-fetch-handler': 'fetch/velox-handler.mjs',
   'hono-node-server': 'fetch/hono-node-server.mjs',
   'hono-bun': 'fetch/hono-bun.mjs',
@@ -26,7 +26,7 @@ export default {
   title: '@velox/fetch',
   frameworks: [
     { id: 'velox-fetch', label: 'Velox serve() + Hono', pkg: '@velox/fetch', nodeArgs: ['--conditions=built'] },
-    { id: 'velox-fetch-light', label: 'Velox serve({ lightResponse }) + Hono', pkg: '@velox/fetch', nodeArgs: ['--conditions=built'] },
+    { id: 'velox-fetch-native', label: 'Velox serve({ lightResponse: false }) + Hono', pkg: '@velox/fetch', nodeArgs: ['--conditions=built'] },
     { id: 'velox-fetch-handler', label: 'Velox fetchHandler() + Hono', pkg: '@velox/fetch', nodeArgs: ['--conditions=built'] },
     { id: 'hono-node-server', label: '@hono/node-server + Hono', pkg: '@hono/node-server' },
     { id: 'hono-bun', label: 'Bun.serve + Hono', pkg: '@oven/bun-linux-x64', runtime: 'bun' },
@@ -78,7 +78,7 @@ export default {
     ]),
   ],
   references: [
-    ...['fetch-ping', 'fetch-query', 'fetch-body'].map((s) => ({ label: `serve({ lightResponse }) / raw uWS (${s.slice(6)})`, a: [s, 'velox-fetch-light'], b: [s, 'uws'] })),
+    ...['fetch-ping', 'fetch-query', 'fetch-body'].map((s) => ({ label: `serve({ lightResponse: false }) / raw uWS (${s.slice(6)})`, a: [s, 'velox-fetch-native'], b: [s, 'uws'] })),
     { label: 'fetchHandler() / serve() (ping)', a: ['fetch-ping', 'velox-fetch-handler'], b: ['fetch-ping', 'velox-fetch'] },
     { label: 'fetchHandler() / serve() (body)', a: ['fetch-body', 'velox-fetch-handler'], b: ['fetch-body', 'velox-fetch'] },
   ],

@@ -6,8 +6,8 @@
  * (`body`, `text()`, `clone()`, `type`…) gets it from a built-in `Response` made then, once.
  *
  * Apps call `new Response(…)` themselves, so the only way to give them this class is to put it
- * in `globalThis.Response`: `installLightResponse()` (or `serve({ lightResponse: true })`) does,
- * and `@velox/fetch` never does it unasked. Instances pass `instanceof Response`, and built-in
+ * in `globalThis.Response`: `serve()` does for as long as it runs (unless `lightResponse: false`),
+ * as @hono/node-server does by default; `installLightResponse()` does it for `fetchHandler()`. Instances pass `instanceof Response`, and built-in
  * Responses (from `fetch()`) still pass `instanceof Response` once it is installed.
  */
 
@@ -165,22 +165,34 @@ export function isLightResponse(value: unknown): value is LightResponse {
   return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === LightResponse.prototype;
 }
 
+/** How many installs are in force, and the class the first one replaced. */
+let installs = 0;
+let replaced: typeof Response | undefined;
+
 /**
  * Puts {@link LightResponse} in `globalThis.Response`, so that apps' `new Response(…)` and
- * `Response.json(…)` make light ones. Returns a function that puts the built-in class back.
- * Opt-in: it changes a global for the whole process (as @hono/node-server does by default).
+ * `Response.json(…)` make light ones. Returns a function that takes this install back; the
+ * class that was there comes back when the last install in force is taken back (and only if
+ * nothing else replaced it meanwhile). `serve()` installs it for as long as it runs, unless
+ * `lightResponse: false` (as @hono/node-server overrides the global by default);
+ * `fetchHandler()` never does: call this yourself.
  * @example
  * ```ts
- * import { installLightResponse, serve } from '@velox/fetch';
- * installLightResponse();
- * await serve({ fetch: hono.fetch, port: 3000 });
+ * import { installLightResponse, fetchHandler } from '@velox/fetch';
+ * const uninstall = installLightResponse();
+ * app.all('/api/*', fetchHandler(hono.fetch));
+ * app.addHook('onClose', uninstall);
  * ```
  */
 export function installLightResponse(): () => void {
-  const previous = globalThis.Response;
-  globalThis.Response = LightResponse as unknown as typeof Response;
+  if (installs++ === 0) {
+    replaced = globalThis.Response;
+    globalThis.Response = LightResponse as unknown as typeof Response;
+  }
+  let undone = false;
   return () => {
-    if (globalThis.Response === (LightResponse as unknown as typeof Response)) globalThis.Response = previous;
+    if (undone) return;
+    undone = true;
+    if (--installs === 0 && globalThis.Response === (LightResponse as unknown as typeof Response)) globalThis.Response = replaced!;
   };
 }
-

@@ -38,8 +38,9 @@ export interface ServeOptions
   /**
    * Put `LightResponse` in `globalThis.Response` (see {@link installLightResponse}) for as long
    * as this server runs: apps' `new Response(string)` and `Response.json()` then skip the stream
-   * Node's Response makes for every body. Changes a global for the whole process: opt-in.
-   * @default false
+   * Node's Response makes for every body (most of what a small request costs). It changes a
+   * global for the whole process, as @hono/node-server does by default; `false` keeps Node's.
+   * @default true
    */
   lightResponse?: boolean;
   /**
@@ -102,7 +103,7 @@ export async function serve(options: ServeOptions): Promise<FetchServer> {
     app.any('/*', handler);
   }
   if (options.websocket !== undefined) app.ws('/*', options.websocket);
-  const removeLight = options.lightResponse === true ? installLightResponse() : undefined;
+  const removeLight = options.lightResponse === false ? undefined : installLightResponse();
   const removeSignals = closeOnSignals === false ? undefined : app.closeOnSignals(closeOnSignals === true ? {} : closeOnSignals);
   let info: { port: number };
   try {

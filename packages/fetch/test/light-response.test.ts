@@ -10,9 +10,30 @@ afterEach(() => {
 });
 
 describe('LightResponse', () => {
-  it('is not installed unless asked: serve() leaves globalThis.Response alone', async () => {
-    await served(() => new Response('x'));
+  it('is installed by serve() while it runs, counted across servers, and left alone with lightResponse: false', async () => {
+    const native = await served(() => new Response('x'), { lightResponse: false });
     expect(globalThis.Response).toBe(Builtin);
+    expect((await get(`${native.url}/`)).text).toBe('x');
+    const first = await served(() => new Response(`light ${new Response('') instanceof LightResponse}`));
+    const second = await served(() => new Response('second'));
+    expect(globalThis.Response).toBe(LightResponse);
+    expect((await get(`${first.url}/`)).text).toBe('light true');
+    // The first server closing leaves it in place for the second, which still runs.
+    await first.server.close();
+    expect(globalThis.Response).toBe(LightResponse);
+    expect((await get(`${second.url}/`)).text).toBe('second');
+    await second.server.close();
+    expect(globalThis.Response).toBe(Builtin);
+    // Taking an install back twice counts once; a class put there by someone else is never replaced.
+    const undo = installLightResponse();
+    undo();
+    undo();
+    expect(globalThis.Response).toBe(Builtin);
+    const keep = installLightResponse();
+    const other = class extends Builtin {};
+    globalThis.Response = other;
+    keep();
+    expect(globalThis.Response).toBe(other);
   });
 
   it('passes instanceof Response, and built-in Responses still do once installed', () => {

@@ -1,4 +1,4 @@
-// The Hono app on @velox/fetch's serve() with lightResponse: true (LightResponse in globalThis.Response, opt-in).
+// The Hono app on @velox/fetch's serve() with lightResponse: false: Node's own Response (the writer reads the body it keeps).
 import { serve as serveFetch } from '@velox/fetch';
 import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
 import { honoScenarios } from './app.mjs';
@@ -7,5 +7,5 @@ await serve({
   check: () => assertNativeUws(import.meta.url, '@velox/core'),
   create: () => ({ app: null }),
   scenarios: honoScenarios(),
-  listen: async (holder, port) => (await serveFetch({ fetch: holder.app.fetch, port, hostname: '127.0.0.1', logger: false, lightResponse: true })).port,
+  listen: async (holder, port) => (await serveFetch({ fetch: holder.app.fetch, port, hostname: '127.0.0.1', logger: false, lightResponse: false })).port,
 });
