@@ -4,9 +4,10 @@
 // MemoryStore, the cookie of a stored session sent with every request) and the multipart suite's
 // 1 MiB upload (raw uWS + @fastify/busboy, Velox, hyper-express); and the fetch suite's three
 // scenarios (the same Hono app on Velox's serve(), with lightResponse: false, and on @hono/node-server,
-// beside raw uWS answering the routes itself). Prints one line per server.
+// beside raw uWS answering the routes itself); and the drop-in express() suite's ping and query
+// (native Velox, @velox/express, ultimate-express, Express 4). Prints one line per server.
 //
-//   node instructions-suites.mjs [session|multipart|fetch-ping|fetch-query|fetch-body]...
+//   node instructions-suites.mjs [session|multipart|fetch-ping|fetch-query|fetch-body|xapp-ping|xapp-query]...
 //   (default: all)
 //   INSTR_WARMUP / INSTR_COUNT: requests before / while counting (session 15000 / 5000,
 //   multipart 300 / 200).
@@ -20,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { rawRequest, sendFixed } from './lib/fixed-client.mjs';
 import { ensureCommand } from './lib/tools.mjs';
 import { CONTENT_TYPE, uploadBody } from './servers/multipart/shared.mjs';
+import expressAppSuite from './suites/express-app.mjs';
 import fetchSuite from './suites/fetch.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -79,16 +81,16 @@ function upload(port) {
   return Buffer.concat([Buffer.from(head), body]);
 }
 
-/** The fetch suite's request of one scenario, as bytes. */
-function fetchRequest(name) {
-  return async (port) => {
-    const { request } = fetchSuite.scenarios.find((s) => s.name === name);
-    return rawRequest(request, port);
-  };
+/** A scenario of a suite module (its request as bytes), counted for the given server files. */
+function suiteScenario(suite, name, files) {
+  const payload = async (port) => rawRequest(suite.scenarios.find((s) => s.name === name).request, port);
+  return { scenario: name, files, payload, warmup: 15_000, count: 5_000, connections: 16 };
 }
 
 const FETCH_FILES = ['fetch/raw-uws.mjs', 'fetch/velox-serve.mjs', 'fetch/velox-serve-native.mjs', 'fetch/hono-node-server.mjs'];
-const fetchScenario = (name) => ({ scenario: name, files: FETCH_FILES, payload: fetchRequest(name), warmup: 15_000, count: 5_000, connections: 16 });
+const fetchScenario = (name) => suiteScenario(fetchSuite, name, FETCH_FILES);
+const XAPP_FILES = ['express-app/velox.mjs', 'express-app/velox-express.mjs', 'express-app/ultimate-express.mjs', 'express-app/express4.mjs'];
+const xappScenario = (name) => suiteScenario(expressAppSuite, name, XAPP_FILES);
 
 const SUITES = {
   session: { scenario: 'session', files: ['session/velox-nosession.mjs', 'session/velox.mjs'], payload: visits, warmup: 15_000, count: 5_000, connections: 16 },
@@ -96,6 +98,8 @@ const SUITES = {
   'fetch-ping': fetchScenario('fetch-ping'),
   'fetch-query': fetchScenario('fetch-query'),
   'fetch-body': fetchScenario('fetch-body'),
+  'xapp-ping': xappScenario('xapp-ping'),
+  'xapp-query': xappScenario('xapp-query'),
 };
 
 ensureCommand('valgrind');
