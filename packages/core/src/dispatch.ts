@@ -5,6 +5,7 @@
  */
 import type { HttpRequest, HttpResponse } from '@based/uws';
 import { type ChainFn, type Fail, run } from './compose.ts';
+import { publishStart, requestStart, routeMatch } from './diagnostics.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { HeadCache } from './headers.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -75,6 +76,8 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
   for (const name of names) shape[name] = '';
   if (wildcard >= 0) shape['*'] = '';
   const heads = new HeadCache();
+  // The pattern observers see (diagnostics.ts); none for the server's not-found route.
+  const route = pattern === '/*' && fail === life.serverFail ? undefined : pattern;
   return (ures: HttpResponse, ureq: HttpRequest): void => {
     let m: string | undefined = fixedMethod;
     let isHead = head;
@@ -86,6 +89,12 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
     const req = new Request(life.server, ureq, ures, res, m, fixedPath);
     res.req = req;
     if (life.closing) res[kCloseAfter]();
+    if (requestStart.hasSubscribers) return publishStart(req, res, route, proceed, ures, ureq, req, res);
+    proceed(ures, ureq, req, res);
+  };
+  /** The rest of a request's start: parameters, the chain, and the abort handler if it went async. */
+  function proceed(ures: HttpResponse, ureq: HttpRequest, req: Request, res: Response): void {
+    if (route !== undefined && routeMatch.hasSubscribers) routeMatch.publish({ req, res, route });
     if (hasParams) {
       const params = readParams(ureq, names, wildcard, shape);
       if (params === undefined) {
@@ -107,7 +116,7 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
     req[kDetach]();
     ures.onAborted(() => life.abort(req, res));
     life.track(res);
-  };
+  }
 }
 
 /** Reads and decodes route parameters; undefined when an escape is malformed. */
