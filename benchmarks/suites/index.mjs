@@ -5,9 +5,10 @@
 import cluster from './cluster.mjs';
 import core from './core.mjs';
 import expressMw from './express-mw.mjs';
+import logging from './logging.mjs';
 import multipart from './multipart.mjs';
 import session from './session.mjs';
 import staticFiles from './static.mjs';
 import ws from './ws.mjs';
 
-export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw];
+export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw, logging];

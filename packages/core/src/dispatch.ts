@@ -89,12 +89,7 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
     const req = new Request(life.server, ureq, ures, res, m, fixedPath);
     res.req = req;
     if (life.closing) res[kCloseAfter]();
-    if (requestStart.hasSubscribers) return publishStart(req, res, route, proceed, ures, ureq, req, res);
-    proceed(ures, ureq, req, res);
-  };
-  /** The rest of a request's start: parameters, the chain, and the abort handler if it went async. */
-  function proceed(ures: HttpResponse, ureq: HttpRequest, req: Request, res: Response): void {
-    if (route !== undefined && routeMatch.hasSubscribers) routeMatch.publish({ req, res, route });
+    if (requestStart.hasSubscribers || routeMatch.hasSubscribers) return observed(ures, ureq, req, res);
     if (hasParams) {
       const params = readParams(ureq, names, wildcard, shape);
       if (params === undefined) {
@@ -112,6 +107,31 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
       return;
     }
     // The handler went async: uWS needs an abort handler now, and its request dies on return.
+    res[kDetach]();
+    req[kDetach]();
+    ures.onAborted(() => life.abort(req, res));
+    life.track(res);
+  };
+
+  /**
+   * The same start as above, for a request somebody observes (diagnostics.ts): published, and run
+   * inside the subscribers' scopes. Kept apart so that the path nobody observes stays as it was.
+   */
+  function observed(ures: HttpResponse, ureq: HttpRequest, req: Request, res: Response): void {
+    if (requestStart.hasSubscribers) publishStart(req, res, route, proceed, ures, ureq, req, res);
+    else proceed(ures, ureq, req, res);
+  }
+
+  function proceed(ures: HttpResponse, ureq: HttpRequest, req: Request, res: Response): void {
+    if (route !== undefined && routeMatch.hasSubscribers) routeMatch.publish({ req, res, route });
+    const params = hasParams ? readParams(ureq, names, wildcard, shape) : undefined;
+    if (hasParams && params === undefined) {
+      fail(new VeloxError(ErrorCodes.BAD_ENCODING, 'Malformed percent-escape in the path', { status: 400 }), req, res);
+    } else {
+      if (params !== undefined) req.params = params;
+      run(chain, 0, req, res, fail);
+    }
+    if (res.finished || res.aborted) return void req[kRelease]();
     res[kDetach]();
     req[kDetach]();
     ures.onAborted(() => life.abort(req, res));

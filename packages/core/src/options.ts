@@ -146,6 +146,7 @@ export function parseOptions(options: ServerOptions): Config {
   if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
     throw invalidOption('cookieSecret must be a non-empty string or a list of them (first signs, all verify)');
   }
+  const { logger, requestLog } = parseLogging(options);
   return {
     maxBodyLength,
     strict,
@@ -155,7 +156,8 @@ export function parseOptions(options: ServerOptions): Config {
     parseCookies: options.parseCookies ?? true,
     tls: options.tls !== undefined,
     exposeErrors: options.exposeErrors ?? false,
-    ...parseLogging(options),
+    logger,
+    requestLog,
   };
 }
 
