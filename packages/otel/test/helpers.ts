@@ -9,9 +9,8 @@ import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } 
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { type Server } from '@velox/core';
 import { closeAfter, later } from '@velox/test-utils';
-import { Server as VeloxServer } from '@velox/core';
+import { Server } from '@velox/core';
 import { VeloxInstrumentation, type VeloxInstrumentationConfig } from '../src/index.ts';
 
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -59,7 +58,7 @@ export function telemetry(config: VeloxInstrumentationConfig = {}, others: Param
 
 /** A Velox server closed after the test, logging off. */
 export function server(): Server {
-  return closeAfter(new VeloxServer({ logger: false }), { timeout: 1000 });
+  return closeAfter(new Server({ logger: false }), { timeout: 1000 });
 }
 
 /** The data points of one metric, by name. */
