@@ -17,6 +17,7 @@ export { channelNames } from './diagnostics.ts';
 
 export type { ServerOptions, ServerConfig, UseExtension, MiddlewareWrapper } from './options.ts';
 export type { Decoration } from './decorate.ts';
+export type { RequestLogger } from './request-log.ts';
 export type { RequestStartMessage, RouteMatchMessage, RequestErrorMessage, ResponseFinishMessage, WebSocketUpgradeMessage } from './diagnostics.ts';
 export type { TlsOptions, CloseOptions, ListenInfo, ListenOptions, ListenCallback } from './listen.ts';
 export type { CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './signals.ts';

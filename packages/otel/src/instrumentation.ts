@@ -52,7 +52,14 @@ import {
 const NAME = '@velox/otel';
 const VERSION = '0.0.0';
 
-/** The metric of requests in progress (its name is still in the incubating conventions). */
+/**
+ * The name of the metric of requests in progress, `http.server.active_requests` (still in the
+ * incubating part of the semantic conventions, so not exported by their stable package).
+ * @example
+ * ```ts
+ * const view = { instrumentName: METRIC_HTTP_SERVER_ACTIVE_REQUESTS }; // e.g. to select it in a MeterProvider view
+ * ```
+ */
 export const METRIC_HTTP_SERVER_ACTIVE_REQUESTS = 'http.server.active_requests';
 
 /** The bucket boundaries the HTTP semantic conventions advise for `http.server.request.duration`, in seconds. */
