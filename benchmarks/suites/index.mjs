@@ -9,6 +9,7 @@ import logging from './logging.mjs';
 import multipart from './multipart.mjs';
 import session from './session.mjs';
 import staticFiles from './static.mjs';
+import tracing from './tracing.mjs';
 import ws from './ws.mjs';
 
-export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw, logging];
+export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw, logging, tracing];
