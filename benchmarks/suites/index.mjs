@@ -7,9 +7,11 @@ import core from './core.mjs';
 import expressApp from './express-app.mjs';
 import expressMw from './express-mw.mjs';
 import fetchSuite from './fetch.mjs';
+import logging from './logging.mjs';
 import multipart from './multipart.mjs';
 import session from './session.mjs';
 import staticFiles from './static.mjs';
+import tracing from './tracing.mjs';
 import ws from './ws.mjs';
 
-export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw, fetchSuite, expressApp];
+export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw, fetchSuite, expressApp, logging, tracing];

@@ -5,6 +5,7 @@
  */
 import type { HttpRequest, HttpResponse } from '@based/uws';
 import { type ChainFn, type Fail, run } from './compose.ts';
+import { publishStart, requestStart, routeMatch } from './diagnostics.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { HeadCache } from './headers.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -75,6 +76,8 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
   for (const name of names) shape[name] = '';
   if (wildcard >= 0) shape['*'] = '';
   const heads = new HeadCache();
+  // The pattern observers see (diagnostics.ts); none for the server's not-found route.
+  const route = pattern === '/*' && fail === life.serverFail ? undefined : pattern;
   return (ures: HttpResponse, ureq: HttpRequest): void => {
     let m: string | undefined = fixedMethod;
     let isHead = head;
@@ -86,6 +89,7 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
     const req = new Request(life.server, ureq, ures, res, m, fixedPath);
     res.req = req;
     if (life.closing) res[kCloseAfter]();
+    if (requestStart.hasSubscribers || routeMatch.hasSubscribers) return observed(ures, ureq, req, res);
     if (hasParams) {
       const params = readParams(ureq, names, wildcard, shape);
       if (params === undefined) {
@@ -114,6 +118,29 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
     goAsync(life, req, res, ures);
     if (settlesInCallback === undefined) learn(ureq);
   };
+
+  /**
+   * The same start as above, for a request somebody observes (diagnostics.ts): published, and run
+   * inside the subscribers' scopes. Kept apart so that the path nobody observes stays as it was.
+   */
+  function observed(ures: HttpResponse, ureq: HttpRequest, req: Request, res: Response): void {
+    if (requestStart.hasSubscribers) publishStart(req, res, route, proceed, ures, ureq, req, res);
+    else proceed(ures, ureq, req, res);
+  }
+
+  function proceed(ures: HttpResponse, ureq: HttpRequest, req: Request, res: Response): void {
+    if (route !== undefined && routeMatch.hasSubscribers) routeMatch.publish({ req, res, route });
+    const params = hasParams ? readParams(ureq, names, wildcard, shape) : undefined;
+    if (hasParams && params === undefined) {
+      fail(new VeloxError(ErrorCodes.BAD_ENCODING, 'Malformed percent-escape in the path', { status: 400 }), req, res);
+    } else {
+      if (params !== undefined) req.params = params;
+      run(chain, 0, req, res, fail);
+    }
+    // Observed requests go async at once (no settling inside the callback): simpler to follow.
+    if (res.finished || res.aborted) req[kRelease]();
+    else goAsync(life, req, res, ures);
+  }
 }
 
 const RESOLVED = Promise.resolve();

@@ -4,6 +4,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { FALL_THROUGH, type Fail } from './compose.ts';
+import { requestError } from './diagnostics.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { Request } from './request.ts';
 import { Response } from './response.ts';
@@ -25,6 +26,7 @@ export function notFound(life: Lifecycle, req: Request, res: Response): void {
 export function makeFail(life: Lifecycle, scoped: Array<ErrorHandler<any, any>>): Fail {
   return (err, req, res) => {
     if (err === FALL_THROUGH) return notFound(life, req, res);
+    if (requestError.hasSubscribers) requestError.publish({ req, res, error: err });
     for (const hook of life.hooks.onError) {
       try {
         hook(err, req, res);
@@ -102,7 +104,8 @@ export function defaultErrorHandler(err: any, req: Request, res: Response): void
   const status = Number.isInteger(raw) && raw >= 400 && raw <= 599 ? raw : 500;
   const expose = typeof err?.expose === 'boolean' ? err.expose : status < 500;
   const config = req.server[kConfig];
-  if (status >= 500) config.logger?.error(err);
+  // With request logging, the error was logged with its request id already (request-log.ts).
+  if (status >= 500 && !config.requestLog) config.logger?.error(err);
   const body: Record<string, unknown> = { statusCode: status, error: STATUS_CODES[status] ?? 'Error' };
   if (expose || config.exposeErrors) {
     body.message = String(err?.message ?? err);

@@ -13,9 +13,12 @@ export { signCookieValue, unsignCookieValue } from './cookies.ts';
 export { normalizePrefix, pathSegments, PrefixRelation, prefixMatcher, relateToPrefix } from './routing.ts';
 export { contentType, fileContentType } from './content-type.ts';
 export { definePlaceholder, isPlaceholder, missingPlugin } from './placeholders.ts';
+export { channelNames } from './diagnostics.ts';
 
 export type { ServerOptions, ServerConfig, UseExtension, MiddlewareWrapper } from './options.ts';
 export type { Decoration } from './decorate.ts';
+export type { RequestLogger } from './request-log.ts';
+export type { RequestStartMessage, RouteMatchMessage, RequestErrorMessage, ResponseFinishMessage, WebSocketUpgradeMessage } from './diagnostics.ts';
 export type { TlsOptions, CloseOptions, ListenInfo, ListenOptions, ListenCallback } from './listen.ts';
 export type { CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './signals.ts';
 export type { WebSocketRoute, WebSocketMessage, PublishOptions } from './ws-routes.ts';

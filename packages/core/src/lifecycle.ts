@@ -4,6 +4,7 @@
  * and responses talk to this object, never back to `Server` itself.
  */
 import type { Fail } from './compose.ts';
+import { responseFinish } from './diagnostics.ts';
 import { defaultErrorHandler, defaultNotFoundHandler, makeFail, notFound } from './error-path.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
@@ -92,6 +93,7 @@ export class Lifecycle {
         }
       }
     }
+    if (responseFinish.hasSubscribers) responseFinish.publish({ req, res, aborted });
     if (res[kHasListeners]) {
       if (!aborted) res.emit('finish');
       res.emit('close');

@@ -5,6 +5,9 @@
 import proxyAddr from 'proxy-addr';
 import { invalidOption } from './errors.ts';
 import type { TlsOptions } from './listen.ts';
+import { defaultLogger } from './pino.ts';
+import { defaultReqId, logsRequests, type RequestLogConfig, type RequestLogger } from './request-log.ts';
+import type { Request } from './request.ts';
 import type { Logger, Middleware } from './types.ts';
 
 /** Options of {@link Server}. */
@@ -27,8 +30,33 @@ export interface ServerOptions {
   tls?: TlsOptions;
   /** Send messages and stacks of 5xx errors to the client (development only). Default: `false`. */
   exposeErrors?: boolean;
-  /** Where errors are logged; `false` for nowhere. Default: `console`. */
-  logger?: Logger | false;
+  /**
+   * Where errors are logged, and whether requests are: `true` for a default pino logger (JSON
+   * lines on stdout; pino must be installed), a pino logger (or any logger with pino's methods
+   * and `child()`), any `{ error, warn }` logger such as `console` for errors only, or `false`
+   * for nowhere. With `true` or a pino-style logger, every finished request is logged in one
+   * line and `req.log` carries the request id (see `logRequests`). Default: `console`.
+   */
+  logger?: Logger | RequestLogger | boolean;
+  /**
+   * Log one line per finished request. Default: `true` when `logger` is `true` or a pino-style
+   * logger (has `child()`), else `false`; `true` with another logger throws.
+   */
+  logRequests?: boolean;
+  /** Makes the id of a request that did not bring a trusted one (request logging only). Default: a random UUID. */
+  genReqId?: (req: Request) => string;
+  /**
+   * The header a request id is read from, when `trustProxy` trusts the peer that sent it, and
+   * echoed in (with `echoRequestId`); `false` for neither. Default: `'x-request-id'`.
+   */
+  requestIdHeader?: string | false;
+  /** Send the request id back in the `requestIdHeader` response header (request logging only). Default: `false`. */
+  echoRequestId?: boolean;
+  /**
+   * Request headers whose values the request log replaces with `[Redacted]` (any case). Default:
+   * `['authorization', 'proxy-authorization', 'cookie']`; `[]` logs them all.
+   */
+  redactHeaders?: string[];
   /**
    * Parse the Cookie header into `req.cookies` and `req.signedCookies` (on first read). With
    * `false`, they are undefined until a middleware sets them. cookie-parser needs neither: on the
@@ -102,6 +130,8 @@ export interface Config {
   tls: boolean;
   exposeErrors: boolean;
   logger: Logger | undefined;
+  /** Request logging (request-log.ts); undefined when off. */
+  requestLog: RequestLogConfig | undefined;
 }
 
 /** Checks the options and fills in the defaults. */
@@ -116,6 +146,7 @@ export function parseOptions(options: ServerOptions): Config {
   if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
     throw invalidOption('cookieSecret must be a non-empty string or a list of them (first signs, all verify)');
   }
+  const { logger, requestLog } = parseLogging(options);
   return {
     maxBodyLength,
     strict,
@@ -125,7 +156,44 @@ export function parseOptions(options: ServerOptions): Config {
     parseCookies: options.parseCookies ?? true,
     tls: options.tls !== undefined,
     exposeErrors: options.exposeErrors ?? false,
-    logger: options.logger === false ? undefined : (options.logger ?? console),
+    logger,
+    requestLog,
+  };
+}
+
+const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
+
+/** The logger, and the request log settings when requests are logged. */
+function parseLogging(options: ServerOptions): Pick<Config, 'logger' | 'requestLog'> {
+  const given = options.logger;
+  if (given !== undefined && typeof given !== 'boolean' && !(given && typeof given === 'object' && typeof given.error === 'function')) {
+    throw invalidOption('logger must be true (pino), false, or a logger with error() and warn() (a pino logger, console)');
+  }
+  const redactHeaders = options.redactHeaders ?? REDACTED;
+  if (!Array.isArray(redactHeaders) || redactHeaders.some((h) => typeof h !== 'string')) {
+    throw invalidOption("redactHeaders must be a list of header names, e.g. ['authorization', 'cookie']");
+  }
+  const redact = redactHeaders.map((h) => h.toLowerCase());
+  const logger = given === false ? undefined : given === true ? defaultLogger(redact) : (given ?? console);
+  const logRequests = options.logRequests ?? (given === true || logsRequests(logger));
+  if (typeof logRequests !== 'boolean') throw invalidOption(`logRequests must be true or false; got ${String(options.logRequests)}`);
+  if (logRequests && !logsRequests(logger)) {
+    throw invalidOption('logRequests needs a pino-style logger (with child()): logger: true, or logger: pino()');
+  }
+  const genReqId = options.genReqId ?? defaultReqId;
+  if (typeof genReqId !== 'function') throw invalidOption('genReqId must be a function (req) => string');
+  const header = options.requestIdHeader ?? 'x-request-id';
+  if (header !== false && !(typeof header === 'string' && /^[!#$%&'*+.^`|~\w-]+$/.test(header))) {
+    throw invalidOption(`requestIdHeader must be a header name such as 'x-request-id', or false; got ${String(options.requestIdHeader)}`);
+  }
+  const echo = options.echoRequestId ?? false;
+  if (typeof echo !== 'boolean') throw invalidOption(`echoRequestId must be true or false; got ${String(options.echoRequestId)}`);
+  if (echo && header === false) throw invalidOption('echoRequestId needs requestIdHeader (the header to send the id in)');
+  return {
+    logger,
+    requestLog: logRequests
+      ? { logger: logger as RequestLogger, genReqId, header: header === false ? undefined : header.toLowerCase(), echo, redact: new Set(redact) }
+      : undefined,
   };
 }
 

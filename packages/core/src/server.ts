@@ -14,6 +14,7 @@ import { bind, type CloseOptions, createTlsApp, drain, type ListenCallback, type
 import { type Config, type MiddlewareWrapper, parseOptions, type ServerConfig, type ServerOptions, type UseExtension } from './options.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
+import { attachRequestLog } from './request-log.ts';
 import { RouteTable } from './route-table.ts';
 import { normalizePrefix, prefixMatcher } from './routing.ts';
 import { type CloseOnSignalsOptions, installSignals } from './signals.ts';
@@ -67,6 +68,7 @@ export class Server {
     this.#app = options.tls ? createTlsApp(this.#uwsModule, options.tls) : this.#uwsModule.App();
     this.#ws = new WebSocketRoutes(this.#life, this.#app);
     this.#table = new RouteTable(this.#life, this.#app, this.#ws);
+    if (config.requestLog) this.addHook('onClose', attachRequestLog(this, config.requestLog));
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import type { TemplatedApp, WebSocket, WebSocketBehavior } from '@based/uws';
 import type { ChainFn } from './compose.ts';
+import { websocketUpgrade } from './diagnostics.ts';
 import { dispatcher } from './dispatch.ts';
 import { makeFail } from './error-path.ts';
 import { invalidOption } from './errors.ts';
@@ -104,6 +105,7 @@ export class WebSocketRoutes {
           res.status(503).set('connection', 'close').send('The server is shutting down');
           return;
         }
+        if (websocketUpgrade.hasSubscribers) websocketUpgrade.publish({ req, res, route: pattern, data });
         res[kUpgrade](data, req.get('sec-websocket-key') ?? '', req.get('sec-websocket-protocol') ?? '', req.get('sec-websocket-extensions') ?? '');
       };
       const upgrade: ChainFn = (req, res) => {
