@@ -351,28 +351,14 @@ export class Session {
 
   /** Takes the record the cookie's id named, if it is live; else begins a new session. */
   #load(verified: Verified | undefined, record: SessionRecord | undefined): void {
-    const settings = this.#settings;
+    const now = Date.now();
     if (verified !== undefined && record) {
-      const now = Date.now();
       const { created, seen, data } = record;
-      if (typeof created === 'number' && typeof seen === 'number' && now - seen < settings.idle && now - created < settings.absolute) {
-        this.#id = verified.id;
-        this.#created = created;
-        this.#seen = seen;
-        this.#data = Object.assign(new Values(), data);
-        this.#shared = false;
-        this.#isNew = false;
-        this.#stored = true;
-        // A cookie signed with a retired secret is signed again with the current one.
-        if (verified.secret === 0) this.#signed = this.#cookie;
-        else this.#cookieDue = true;
-        this.#ready = true;
-        return;
-      }
-      this.#stale = verified.id;
+      // A record without numeric times is not live (NaN fails both checks): it is dropped as stale.
+      if (typeof created !== 'number' || typeof seen !== 'number') return this.#take(verified, Number.NaN, Number.NaN, new Values(), false, now);
+      return this.#take(verified, created, seen, Object.assign(new Values(), data), false, now);
     }
-    this.#begin(Date.now());
-    this.#ready = true;
+    this.#take(verified, 0, 0, undefined, false, now);
   }
 
   /**
@@ -380,16 +366,23 @@ export class Session {
    * them in place), read lazily, and copied before the first change.
    */
   #loadEntry(verified: Verified, entry: Entry | undefined, now: number): void {
-    if (entry !== undefined) {
-      const settings = this.#settings;
-      if (now - entry.seen < settings.idle && now - entry.created < settings.absolute) {
+    if (entry !== undefined) this.#take(verified, entry.created, entry.seen, entry.values, true, now);
+    else this.#take(verified, 0, 0, undefined, false, now);
+  }
+
+  /** The session the cookie named, if its record is there and live; else a new one. */
+  #take(verified: Verified | undefined, created: number, seen: number, data: Record<string, unknown> | undefined, shared: boolean, now: number): void {
+    const settings = this.#settings;
+    if (verified !== undefined && data !== undefined) {
+      if (now - seen < settings.idle && now - created < settings.absolute) {
         this.#id = verified.id;
-        this.#created = entry.created;
-        this.#seen = entry.seen;
-        this.#data = entry.values;
-        this.#shared = true;
+        this.#created = created;
+        this.#seen = seen;
+        this.#data = data;
+        this.#shared = shared;
         this.#isNew = false;
         this.#stored = true;
+        // A cookie signed with a retired secret is signed again with the current one.
         if (verified.secret === 0) this.#signed = this.#cookie;
         else this.#cookieDue = true;
         this.#ready = true;
