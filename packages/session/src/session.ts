@@ -56,24 +56,16 @@ function httpDate(ms: number): string {
 
 /** Copies a value in the way JSON would (what every store keeps); refuses what JSON cannot hold. */
 function copy(key: string, value: unknown): unknown {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      return Number.isFinite(value) ? value : null;
-    case 'object': {
-      if (value === null) return null;
-      let text: string | undefined;
-      try {
-        text = JSON.stringify(value);
-      } catch (cause) {
-        throw usageError(SessionErrorCodes.INVALID_VALUE, `session value "${key}" cannot be stored as JSON: ${(cause as Error).message}`);
-      }
-      if (text !== undefined) return JSON.parse(text);
-    }
+  let stored: unknown;
+  try {
+    stored = storedValue(value);
+  } catch (cause) {
+    throw usageError(SessionErrorCodes.INVALID_VALUE, `session value "${key}" cannot be stored as JSON: ${(cause as Error).message}`);
   }
-  throw usageError(SessionErrorCodes.INVALID_VALUE, `session value "${key}" is a ${typeof value}, which JSON cannot hold; store strings, numbers, booleans, null, arrays and plain objects`);
+  if (stored === undefined || (typeof value === 'object' && value instanceof JsonText)) {
+    throw usageError(SessionErrorCodes.INVALID_VALUE, `session value "${key}" is a ${typeof value}, which JSON cannot hold; store strings, numbers, booleans, null, arrays and plain objects`);
+  }
+  return stored instanceof JsonText ? JSON.parse(stored.text) : stored;
 }
 
 /**
