@@ -10,10 +10,10 @@
 //   node instructions-suites.mjs [session|multipart|fetch-ping|fetch-query|fetch-body|xapp-ping|xapp-query]...
 //   (default: all)
 //   INSTR_WARMUP / INSTR_COUNT: requests before / while counting (session 15000 / 5000,
-//   multipart 300 / 200).
+//   multipart 300 / 200). INSTR_WRITE=1 writes the figures to INSTRUCTIONS-SUITES.md.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -103,6 +103,7 @@ const SUITES = {
 };
 
 ensureCommand('valgrind');
+const rows = [];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(SUITES);
 for (const name of chosen) {
   const suite = SUITES[name];
@@ -115,6 +116,16 @@ for (const name of chosen) {
     console.log(`${name.padEnd(10)} ${file.padEnd(30)} ${Math.round(figures[file]).toLocaleString('en-US').padStart(10)} instructions/request`);
   }
   const [base] = suite.files;
-  for (const file of suite.files.slice(1)) console.log(`${name.padEnd(10)} ${file} / ${base}: ${(figures[file] / figures[base]).toFixed(3)}`);
+  for (const file of suite.files) {
+    const ratio = file === base ? '1' : (figures[file] / figures[base]).toFixed(3);
+    rows.push(`| ${name} | \`servers/${file}\` | ${Math.round(figures[file]).toLocaleString('en-US')} | ${ratio} |`);
+    if (file !== base) console.log(`${name.padEnd(10)} ${file} / ${base}: ${ratio}`);
+  }
 }
 console.log(`Node ${process.version}`);
+if (process.env.INSTR_WRITE === '1') {
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: HERE, encoding: 'utf8' }).stdout.trim();
+  const md = `# Instructions per request, other suites\n\nMeasured on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC at commit ${commit} by \`benchmarks/instructions-suites.mjs\` (Node.js ${process.version}, callgrind as in INSTRUCTIONS.md: counted requests after warm-up ones, all user-space instructions of the server process divided by the count). The ratio is to the first server of each scenario.\n\n| Scenario | Server | Instructions per request | Ratio |\n| --- | --- | ---: | ---: |\n${rows.join('\n')}\n`;
+  writeFileSync(path.join(HERE, 'INSTRUCTIONS-SUITES.md'), md);
+  console.log('wrote INSTRUCTIONS-SUITES.md');
+}
