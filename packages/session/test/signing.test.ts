@@ -33,7 +33,8 @@ describe('signer', () => {
     expect(s.verify(sign(id, 'another-secret-entirely-that-is-long-enough'))).toBeUndefined();
     expect(s.verify(good.slice(0, -1))).toBeUndefined();
     expect(s.verify(`${good}=`)).toBeUndefined();
-    expect(s.verify(`x${good.slice(1)}`)).toBeUndefined();
+    // A different first character (the random id may itself start with any one).
+    expect(s.verify(`${good.startsWith('x') ? 'y' : 'x'}${good.slice(1)}`)).toBeUndefined();
     expect(s.verify('')).toBeUndefined();
     // Well signed, right length, but not an id of ours (a dot inside): refused.
     const odd = 'a.cdefghijklmnopqrstuv';
