@@ -10,6 +10,7 @@
  * - body-parser 1.x and serve-static 1.x: `express.json/urlencoded/raw/text` and `express.static`.
  * Swapping one touches this file only.
  */
+/// <reference path="./modules.d.ts" />
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import bodyParser from 'body-parser-express4';
