@@ -9,8 +9,6 @@ import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { HeadCache } from './headers.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { mountAt } from './mount.ts';
-import { Request } from './request.ts';
-import { Response } from './response.ts';
 import { PrefixRelation, prefixMatcher, relateToPrefix } from './routing.ts';
 import type { MiddlewareWrapper } from './options.ts';
 import { kCloseAfter, kDetach, kRelease } from './symbols.ts';
@@ -75,6 +73,9 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
   for (const name of names) shape[name] = '';
   if (wildcard >= 0) shape['*'] = '';
   const heads = new HeadCache();
+  // The server's classes: core's own until the server adds a decoration, then its subclasses
+  // (server.ts). Read per request, since a decoration may come after the routes are mounted.
+  const classes = life.classes;
   return (ures: HttpResponse, ureq: HttpRequest): void => {
     let m: string | undefined = fixedMethod;
     let isHead = head;
@@ -82,8 +83,8 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
       m = ureq.getCaseSensitiveMethod().toUpperCase();
       isHead = m === 'HEAD';
     }
-    const res = new Response(life, ures, isHead, heads);
-    const req = new Request(life.server, ureq, ures, res, m, fixedPath);
+    const res = new classes.Response(life, ures, isHead, heads);
+    const req = new classes.Request(life.server, ureq, ures, res, m, fixedPath);
     res.req = req;
     if (life.closing) res[kCloseAfter]();
     if (hasParams) {

@@ -78,7 +78,7 @@ describe('definePlaceholder', () => {
         this.send(`rendered ${name}`);
       },
     });
-    expect(isPlaceholder('response', 'testRender')).toBe(false);
+    expect(isPlaceholder('response', 'testRender', app)).toBe(false);
     expect(await (await fetch(url)).text()).toBe('rendered home');
   });
 
@@ -107,7 +107,7 @@ describe('definePlaceholder', () => {
     }
     app.decorateRequest('testShout', { value: testShout });
     definePlaceholder('request', 'testShout', fix);
-    expect(isPlaceholder('request', 'testShout')).toBe(false);
+    expect(isPlaceholder('request', 'testShout', app)).toBe(false);
     expect(() => definePlaceholder('socket' as 'request', 'x', fix)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
     expect(() => definePlaceholder('request', '', fix)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
     expect(() => definePlaceholder('request', 'x', { plugin: 'p' } as never)).toThrow(/\{ plugin: 'name', from: 'package' \}/);

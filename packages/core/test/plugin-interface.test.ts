@@ -320,13 +320,12 @@ describe('the Node.js/Express members without nodeCompat', () => {
   });
 
   it('lets a decoration replace a Node placeholder without a conflict', async () => {
-    const app = new Server({ logger: false });
+    const local = server();
     const xhr = function (this: Request) {
       return this.get('x-requested-with') === 'XMLHttpRequest';
     };
-    expect(() => app.decorateRequest('xhr', { get: xhr })).not.toThrow();
-    expect(isPlaceholder('request', 'xhr')).toBe(false);
-    const local = server();
+    expect(() => local.decorateRequest('xhr', { get: xhr })).not.toThrow();
+    expect(isPlaceholder('request', 'xhr', local)).toBe(false);
     local.get('/', (req, res: Response) => res.json((req as unknown as { xhr: boolean }).xhr));
     const { url } = await start(local);
     expect(await (await fetch(url, { headers: { 'x-requested-with': 'XMLHttpRequest' } })).json()).toBe(true);
