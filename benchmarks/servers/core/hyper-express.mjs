@@ -1,8 +1,8 @@
 // hyper-express 6.17.3 (on uWebSockets.js), written the way its docs suggest.
 import HyperExpress from 'hyper-express';
-import { payloadSchema } from '../lib/schema.mjs';
-import { assertNativeUws, serve } from '../lib/server-kit.mjs';
-import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../scenarios.mjs';
+import { payloadSchema } from '../../lib/schema.mjs';
+import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
+import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../../scenarios.mjs';
 
 await serve({
   check: () => assertNativeUws(import.meta.url, 'hyper-express'),

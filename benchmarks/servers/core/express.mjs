@@ -1,7 +1,7 @@
 // Express 5 on node:http.
 import express from 'express';
-import { expressScenarios } from '../lib/express-scenarios.mjs';
-import { serve } from '../lib/server-kit.mjs';
+import { expressScenarios } from '../../lib/express-scenarios.mjs';
+import { serve } from '../../lib/server-kit.mjs';
 
 await serve({
   create: () => express(),

@@ -1,9 +1,9 @@
 // Raw uWebSockets.js: the hand-written fastest version of each scenario, used
 // as the baseline every other framework is compared with.
 
-import { listenRaw, readBody, validatedAnswer } from '../lib/raw-uws-kit.mjs';
-import { assertNativeUws, serve } from '../lib/server-kit.mjs';
-import { ROUTE_COUNT } from '../scenarios.mjs';
+import { listenRaw, readBody, validatedAnswer } from '../../lib/raw-uws-kit.mjs';
+import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
+import { ROUTE_COUNT } from '../../scenarios.mjs';
 
 const uWS = assertNativeUws(import.meta.url);
 

@@ -1,8 +1,8 @@
 // ultimate-express (an Express-compatible API on uWebSockets.js), written as
 // ordinary Express code.
 import express from 'ultimate-express';
-import { expressScenarios } from '../lib/express-scenarios.mjs';
-import { assertNativeUws, serve } from '../lib/server-kit.mjs';
+import { expressScenarios } from '../../lib/express-scenarios.mjs';
+import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
 
 await serve({
   check: () => assertNativeUws(import.meta.url, 'ultimate-express'),

@@ -2,7 +2,7 @@
 // suggest. Not Node.js: frameworks.mjs starts this file with the Bun binary of the pinned
 // @oven/bun-linux-x64 package (`runtime: 'bun'`). It implements the core suite's ping, query
 // and body, answering exactly what the other servers answer.
-import { serve } from '../lib/server-kit.mjs';
+import { serve } from '../../lib/server-kit.mjs';
 
 /** A 404 for anything outside the routes, as the other servers give. */
 const notFound = () => new Response('Not Found', { status: 404 });
@@ -10,7 +10,7 @@ const notFound = () => new Response('Not Found', { status: 404 });
 await serve({
   check: () => {
     if (typeof globalThis.Bun?.serve !== 'function') {
-      process.stderr.write('servers/bun.mjs runs on Bun only (frameworks.mjs starts it with the Bun binary)\n');
+      process.stderr.write('servers/core/bun.mjs runs on Bun only (frameworks.mjs starts it with the Bun binary)\n');
       process.exit(3);
     }
   },

@@ -7,9 +7,9 @@
 //     promise for a rejection.
 // No routing chain, no request or response objects, no error handler. It is the floor for any
 // framework running that handler on uWS: what the shape itself costs next to raw uWS answering
-// from inside its data callback (servers/raw-uws.mjs). It is not a baseline for ratios.
-import { listenRaw, validatedAnswer } from '../lib/raw-uws-kit.mjs';
-import { assertNativeUws, serve } from '../lib/server-kit.mjs';
+// from inside its data callback (servers/core/raw-uws.mjs). It is not a baseline for ratios.
+import { listenRaw, validatedAnswer } from '../../lib/raw-uws-kit.mjs';
+import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
 
 const uWS = assertNativeUws(import.meta.url);
 

@@ -1,11 +1,11 @@
 // Velox (@velox/core). The package exports TypeScript sources, so this file is
-// started with `node --import tsx servers/velox.mjs <scenario>`.
+// started with `node --import tsx servers/core/velox.mjs <scenario>`.
 import { Server } from '@velox/core';
 import { Router } from '@velox/router';
 import { validate } from '@velox/validate';
-import { payloadSchema } from '../lib/schema.mjs';
-import { assertNativeUws, serve } from '../lib/server-kit.mjs';
-import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../scenarios.mjs';
+import { payloadSchema } from '../../lib/schema.mjs';
+import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
+import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../../scenarios.mjs';
 
 await serve({
   check: () => assertNativeUws(import.meta.url, '@velox/core'),

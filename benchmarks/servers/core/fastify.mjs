@@ -1,8 +1,8 @@
 // Fastify 5 on node:http, logger off.
 import Fastify from 'fastify';
-import { payloadJsonSchema } from '../lib/schema.mjs';
-import { serve } from '../lib/server-kit.mjs';
-import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../scenarios.mjs';
+import { payloadJsonSchema } from '../../lib/schema.mjs';
+import { serve } from '../../lib/server-kit.mjs';
+import { MIDDLEWARE_COUNT, ROUTE_COUNT } from '../../scenarios.mjs';
 
 await serve({
   create: () => Fastify({ logger: false }),

@@ -5,8 +5,8 @@
 // or an encoding negotiation. Opt-in row of the core suite: it measures what skipping
 // JavaScript entirely is worth next to the raw baseline and Velox.
 
-import { listenRaw } from '../lib/raw-uws-kit.mjs';
-import { assertNativeUws, serve } from '../lib/server-kit.mjs';
+import { listenRaw } from '../../lib/raw-uws-kit.mjs';
+import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
 
 const uWS = assertNativeUws(import.meta.url);
 if (typeof uWS.DeclarativeResponse !== 'function') throw new Error('this uWebSockets.js build has no DeclarativeResponse');
