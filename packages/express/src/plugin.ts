@@ -13,7 +13,6 @@ import {
   type Plugin,
   type Request,
   type Response,
-  type Server,
 } from '@velox/core';
 import { forCookieParser } from './cookies.ts';
 import { requestMembers } from './request.ts';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { ErrorCodes, type ErrorMiddleware, isPlaceholder, type Middleware, type Request, type Response, Server, VeloxError } from '../../src/index.ts';
+import { ErrorCodes, type ErrorMiddleware, isPlaceholder, type Middleware, type Request, type Response, VeloxError } from '../../src/index.ts';
 import { server } from '../helpers.ts';
 
 const kTestTag = Symbol('test.tag');
