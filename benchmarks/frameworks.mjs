@@ -5,7 +5,7 @@
 // framework only means editing its server file.
 //
 //   id        name used in BENCH_FRAMEWORKS and in results.json
-//   file      server under servers/
+//   file      server under servers/ (the core suite's are in servers/core/)
 //   nodeArgs  extra arguments for node (velox runs its built JavaScript: the `built` export
 //             condition picks dist/, which `pnpm bench` builds first)
 //   pkg       package whose version is reported
@@ -15,18 +15,18 @@
 //   optIn     left out unless named in BENCH_FRAMEWORKS (instructions.mjs counts it by default)
 
 export const FRAMEWORKS = [
-  { id: 'uws', label: 'uWebSockets.js (raw)', file: 'raw-uws.mjs', pkg: 'uWebSockets.js', baseline: true },
-  // The floor for the body scenarios' handler shape (see servers/raw-uws-async.mjs).
-  { id: 'uws-async', label: 'uWebSockets.js (raw, async handler)', file: 'raw-uws-async.mjs', pkg: 'uWebSockets.js' },
+  { id: 'uws', label: 'uWebSockets.js (raw)', file: 'core/raw-uws.mjs', pkg: 'uWebSockets.js', baseline: true },
+  // The floor for the body scenarios' handler shape (see servers/core/raw-uws-async.mjs).
+  { id: 'uws-async', label: 'uWebSockets.js (raw, async handler)', file: 'core/raw-uws-async.mjs', pkg: 'uWebSockets.js' },
   // uWS answering from C++ without JavaScript (DeclarativeResponse): ping and query only.
-  { id: 'uws-declarative', label: 'uWebSockets.js (DeclarativeResponse)', file: 'raw-uws-declarative.mjs', pkg: 'uWebSockets.js', optIn: true },
-  { id: 'velox', label: 'Velox', file: 'velox.mjs', pkg: '@velox/core', nodeArgs: ['--conditions=built'] },
-  { id: 'hyper-express', label: 'hyper-express', file: 'hyper-express.mjs', pkg: 'hyper-express' },
-  { id: 'ultimate-express', label: 'ultimate-express', file: 'ultimate-express.mjs', pkg: 'ultimate-express' },
-  { id: 'fastify', label: 'Fastify', file: 'fastify.mjs', pkg: 'fastify' },
-  { id: 'express', label: 'Express', file: 'express.mjs', pkg: 'express' },
+  { id: 'uws-declarative', label: 'uWebSockets.js (DeclarativeResponse)', file: 'core/raw-uws-declarative.mjs', pkg: 'uWebSockets.js', optIn: true },
+  { id: 'velox', label: 'Velox', file: 'core/velox.mjs', pkg: '@velox/core', nodeArgs: ['--conditions=built'] },
+  { id: 'hyper-express', label: 'hyper-express', file: 'core/hyper-express.mjs', pkg: 'hyper-express' },
+  { id: 'ultimate-express', label: 'ultimate-express', file: 'core/ultimate-express.mjs', pkg: 'ultimate-express' },
+  { id: 'fastify', label: 'Fastify', file: 'core/fastify.mjs', pkg: 'fastify' },
+  { id: 'express', label: 'Express', file: 'core/express.mjs', pkg: 'express' },
   // Bun's own server on Bun, not Node: what many would pick instead of Node for speed. ping, query, body.
-  { id: 'bun', label: 'Bun (Bun.serve)', file: 'bun.mjs', pkg: '@oven/bun-linux-x64', runtime: 'bun' },
+  { id: 'bun', label: 'Bun (Bun.serve)', file: 'core/bun.mjs', pkg: '@oven/bun-linux-x64', runtime: 'bun' },
 ];
 
 /** Other spellings accepted in BENCH_FRAMEWORKS / INSTR_FRAMEWORKS. */

@@ -160,7 +160,7 @@ export const REFERENCES = [
 
 
 const REFERENCES_NOTE =
-  'For reference (not targets): the body scenario\'s handler, `async (req, res) => res.json(await req.json())`, has a cost of its own. Raw uWS running that shape and nothing else (servers/raw-uws-async.mjs: headers copied before uWS\'s callback returns, a pending promise for the body, an async function awaiting it) is the floor for any framework running that handler.';
+  'For reference (not targets): the body scenario\'s handler, `async (req, res) => res.json(await req.json())`, has a cost of its own. Raw uWS running that shape and nothing else (servers/core/raw-uws-async.mjs: headers copied before uWS\'s callback returns, a pending promise for the body, an async function awaiting it) is the floor for any framework running that handler.';
 
 /** @type {import('../lib/suites.mjs').Suite} */
 export default {

@@ -10,8 +10,8 @@ import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { HeadCache } from './headers.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { mountAt } from './mount.ts';
-import { Request } from './request.ts';
-import { Response } from './response.ts';
+import type { Request } from './request.ts';
+import type { Response } from './response.ts';
 import { PrefixRelation, prefixMatcher, relateToPrefix } from './routing.ts';
 import type { MiddlewareWrapper } from './options.ts';
 import { kBodyUnstarted, kCloseAfter, kDetach, kRelease } from './symbols.ts';
@@ -78,6 +78,9 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
   const heads = new HeadCache();
   // The pattern observers see (diagnostics.ts); none for the server's not-found route.
   const route = pattern === '/*' && fail === life.serverFail ? undefined : pattern;
+  // The server's classes: core's own until the server adds a decoration, then its subclasses
+  // (server.ts). Read per request, since a decoration may come after the routes are mounted.
+  const classes = life.classes;
   return (ures: HttpResponse, ureq: HttpRequest): void => {
     let m: string | undefined = fixedMethod;
     let isHead = head;
@@ -85,8 +88,8 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
       m = ureq.getCaseSensitiveMethod().toUpperCase();
       isHead = m === 'HEAD';
     }
-    const res = new Response(life, ures, isHead, heads);
-    const req = new Request(life.server, ureq, ures, res, m, fixedPath);
+    const res = new classes.Response(life, ures, isHead, heads);
+    const req = new classes.Request(life.server, ureq, ures, res, m, fixedPath);
     res.req = req;
     if (life.closing) res[kCloseAfter]();
     if (requestStart.hasSubscribers || routeMatch.hasSubscribers) return observed(ures, ureq, req, res);

@@ -8,6 +8,9 @@
 import { ErrorCodes, VeloxError } from './errors.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
+import type { ServerClasses } from './lifecycle.ts';
+import type { Server } from './server.ts';
+import { kClasses } from './symbols.ts';
 
 /**
  * Where a member comes from: the plugin that adds it and the package that exports the plugin.
@@ -119,16 +122,21 @@ const marks = new WeakSet<object>();
 
 const LABELS: Record<PlaceholderTarget, string> = { request: 'req', response: 'res' };
 
-function prototypeOf(target: PlaceholderTarget): object {
+function prototypeOf(target: PlaceholderTarget, server?: Server): object {
+  if (server !== undefined) {
+    const classes = (server as { [kClasses]?: ServerClasses })[kClasses];
+    if (!classes) throw new VeloxError(ErrorCodes.INVALID_OPTION, 'isPlaceholder() takes a Server of @velox/core as its third argument');
+    if (target === 'request') return classes.Request.prototype;
+    if (target === 'response') return classes.Response.prototype;
+  }
   if (target === 'request') return Request.prototype;
   if (target === 'response') return Response.prototype;
   throw new VeloxError(ErrorCodes.INVALID_OPTION, `A placeholder goes on 'request' or 'response'; got ${String(target)}`);
 }
 
 /**
- * The error a member gives when the plugin that provides it is missing. For a plugin that checks
- * per server (prototypes are shared by every server in the process): throw it from the member
- * when `this.server` did not register the plugin.
+ * The error a member gives when the plugin that provides it is missing: what a placeholder
+ * throws, for a plugin's own members that need another plugin.
  *
  * @example
  * ```ts
@@ -189,17 +197,19 @@ export function definePlaceholder(target: PlaceholderTarget, name: string, fix: 
 }
 
 /**
- * True while `name` on every request (or response) is a placeholder, that is until a plugin
- * decorated it.
+ * True while `name` on the requests (or responses) of `server` is a placeholder, that is until a
+ * plugin registered on that server decorated it. Without a server: on core's own `Request`
+ * (`Response`) prototype, beneath every server's decorations, where a placeholder stays.
  *
  * @example
  * ```ts
  * import { isPlaceholder } from '@velox/core';
- * isPlaceholder('response', 'sendFile'); // true until a server registers sendFiles from @velox/static
+ * isPlaceholder('response', 'sendFile', app); // true until app registers sendFiles from @velox/static
+ * isPlaceholder('response', 'sendFile'); // true: decorations go on each server's own classes
  * ```
  */
-export function isPlaceholder(target: PlaceholderTarget, name: string): boolean {
-  return placeholderOn(prototypeOf(target), name);
+export function isPlaceholder(target: PlaceholderTarget, name: string, server?: Server): boolean {
+  return placeholderOn(prototypeOf(target, server), name);
 }
 
 /** @internal True when the member `name` that `proto` has (own or inherited) is a placeholder. */

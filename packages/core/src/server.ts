@@ -9,21 +9,38 @@ import type { TemplatedApp, us_listen_socket } from '@based/uws';
 import type { ChainFn } from './compose.ts';
 import { type Decoration, decorate } from './decorate.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
-import { type HookLists, Lifecycle } from './lifecycle.ts';
+import { type HookLists, Lifecycle, type ServerClasses } from './lifecycle.ts';
 import { bind, type CloseOptions, createTlsApp, drain, type ListenCallback, type ListenInfo, type ListenOptions, type ListenTarget, parseListenArgs } from './listen.ts';
 import { type Config, type MiddlewareWrapper, parseOptions, type ServerConfig, type ServerOptions, type UseExtension } from './options.ts';
-import { Request } from './request.ts';
-import { Response } from './response.ts';
+import { Request as BaseRequest, type Request } from './request.ts';
+import { Response as BaseResponse, type Response } from './response.ts';
 import { attachRequestLog } from './request-log.ts';
 import { RouteTable } from './route-table.ts';
 import { normalizePrefix, prefixMatcher } from './routing.ts';
 import { type CloseOnSignalsOptions, installSignals } from './signals.ts';
-import { kConfig, kHooks } from './symbols.ts';
+import { kClasses, kConfig, kHooks } from './symbols.ts';
 import type { ErrorHandler, ErrorMiddleware, Handler, HookName, Hooks, Logger, Method, Middleware, Mountable, ParamsOf, Plugin, RouteDefinition, RouteHandler, RouteInfo } from './types.ts';
 import { loadUws, type Uws } from './uws.ts';
 import { type PublishOptions, type WebSocketMessage, type WebSocketRoute, WebSocketRoutes } from './ws-routes.ts';
 
 
+
+/**
+ * The prototype a server's decorations go on: that of its own subclass of core's `Request` (or
+ * `Response`), made at its first decoration, as Fastify builds Request/Reply per instance. Until
+ * then the server builds core's classes themselves, so a server without decorations runs exactly
+ * core's code; with one server in the process, every request has one hidden class either way.
+ * `instanceof Request` holds, and core's placeholders stay on the base prototypes underneath,
+ * where a server that did not decorate them still finds them.
+ */
+function ownPrototype(classes: ServerClasses, kind: 'Request' | 'Response'): object {
+  if (kind === 'Request') {
+    if (classes.Request === BaseRequest) classes.Request = class Request extends BaseRequest {};
+    return classes.Request.prototype;
+  }
+  if (classes.Response === BaseResponse) classes.Response = class Response extends BaseResponse {};
+  return classes.Response.prototype;
+}
 
 /**
  * A Velox HTTP server on uWebSockets.js.
@@ -45,6 +62,8 @@ export class Server {
   readonly [kConfig]: Config;
   /** @internal */
   readonly [kHooks]: HookLists;
+  /** @internal This server's Request and Response classes, which its decorations go on. */
+  readonly [kClasses]: ServerClasses;
 
   /** What this server's requests and responses call while they run. */
   #life: Lifecycle;
@@ -61,7 +80,8 @@ export class Server {
 
   constructor(options: ServerOptions = {}) {
     const config: Config = parseOptions(options);
-    this.#life = new Lifecycle(this, config);
+    this[kClasses] = { Request: BaseRequest, Response: BaseResponse };
+    this.#life = new Lifecycle(this, config, this[kClasses]);
     this[kConfig] = config;
     this[kHooks] = this.#life.hooks;
     this.#uwsModule = loadUws();
@@ -382,9 +402,9 @@ export class Server {
    * for plugins such as sessions (`req.session`) and uploads (`req.multipart()`). The name is a
    * string, or a symbol for a member only the plugin's code reaches (Node's own internal symbols,
    * say). Declare its type with module augmentation of `Request`. Requests pay nothing for a
-   * decoration until they use it. The property lives on the shared `Request` prototype, so it
-   * exists for every server in the process: keep per-server state elsewhere (say, under a symbol
-   * on `this.server`) and read it through `this.server`. Adding the same definition again (same
+   * decoration until they use it. The property lives on this server's own `Request` class (a
+   * subclass of core's `Request`, built per server): another server in the same process does not
+   * see it (a placeholder there still names the plugin that adds it). Adding the same definition again (same
    * functions) does nothing; a name already taken by core or by another definition throws
    * `VELOX_ERR_DECORATION_CONFLICT`. A placeholder (see `definePlaceholder`: a member such as
    * `res.sendFile` that stands for a plugin's) is replaced without a conflict.
@@ -399,12 +419,13 @@ export class Server {
    * ```
    */
   decorateRequest(name: string | symbol, definition: Decoration<Request>): this {
-    decorate(Request.prototype, 'Request', name, definition);
+    decorate(ownPrototype(this[kClasses], 'Request'), 'Request', name, definition);
     return this;
   }
 
   /**
-   * Adds a property to every response, as {@link Server.decorateRequest} does for requests.
+   * Adds a property to every response of this server, as {@link Server.decorateRequest} does for
+   * requests (on this server's own `Response` class; other servers do not see it).
    * @example
    * ```ts
    * declare module '@velox/core' {
@@ -415,7 +436,7 @@ export class Server {
    * ```
    */
   decorateResponse(name: string | symbol, definition: Decoration<Response>): this {
-    decorate(Response.prototype, 'Response', name, definition);
+    decorate(ownPrototype(this[kClasses], 'Response'), 'Response', name, definition);
     return this;
   }
 

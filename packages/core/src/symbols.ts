@@ -1,6 +1,8 @@
 /** Internal state lives under these keys, out of the way of user properties. */
 export const kConfig: unique symbol = Symbol('velox.config');
 export const kHooks: unique symbol = Symbol('velox.hooks');
+/** The server's own Request and Response classes (per-server subclasses, where its decorations go). */
+export const kClasses: unique symbol = Symbol('velox.classes');
 /** The uWS socket context of a WebSocket upgrade, kept on uWS's response object. */
 export const kContext: unique symbol = Symbol('velox.wsContext');
 /** The request's URL before a middleware or a mount point first rewrote `req.url` (Express's `originalUrl`). */

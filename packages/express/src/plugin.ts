@@ -6,67 +6,24 @@
  */
 import {
   type Decoration,
+  isPlaceholder,
   type ErrorMiddleware,
   type Middleware,
   type Mountable,
-  missingPlugin,
   type Plugin,
-  type PluginFix,
   type Request,
   type Response,
-  type Server,
 } from '@velox/core';
 import { forCookieParser } from './cookies.ts';
 import { requestMembers } from './request.ts';
 import { responseMembers } from './response.ts';
 import { sendFiles } from '@velox/static';
 
-/** The servers nodeCompat was registered on (registering it again does nothing). */
-const servers = new WeakSet<Server>();
-
-const FIX: PluginFix = { plugin: 'nodeCompat', from: '@velox/express' };
-
-/**
- * A member that works on the requests (responses) of servers that registered nodeCompat only.
- * Decorations live on the prototypes every server shares: without this check, one server's
- * nodeCompat would give the surface to every other server in the process. Made once per member,
- * so that registering on a second server adds the very same definitions (a no-op for core).
- */
-function perServer<T extends { server: Server }>(label: string, name: string | symbol, definition: Decoration<T>): Decoration<T> {
-  const member = `${label}.${String(name)}`;
-  const get = definition.get;
-  if (typeof get !== 'function') {
-    const fn = definition.value as (this: T, ...args: unknown[]) => unknown;
-    return {
-      value(this: T, ...args: unknown[]) {
-        if (!servers.has(this.server)) throw missingPlugin(member, FIX);
-        return fn.apply(this, args);
-      },
-    };
-  }
-  const set = definition.set;
-  const guardedGet = function (this: T): unknown {
-    if (!servers.has(this.server)) throw missingPlugin(member, FIX, 'property');
-    return get.call(this);
-  };
-  if (!set) return { get: guardedGet };
-  return {
-    get: guardedGet,
-    set(this: T, value: unknown) {
-      if (!servers.has(this.server)) throw missingPlugin(member, FIX, 'property');
-      set.call(this, value);
-    },
-  };
-}
-
 let members: { request: Array<[string, Decoration<Request>]>; response: Array<[string | symbol, Decoration<Response>]> } | undefined;
 
-/** What nodeCompat decorates, made once. */
+/** What nodeCompat decorates, made once: a second server gets the very same definitions. */
 function decorations(): NonNullable<typeof members> {
-  members ??= {
-    request: requestMembers().map(([name, definition]) => [name, perServer('req', name, definition)]),
-    response: responseMembers().map(([name, definition]) => [name, perServer('res', name, definition)]),
-  };
+  members ??= { request: requestMembers(), response: responseMembers() };
   return members;
 }
 
@@ -80,9 +37,9 @@ function decorations(): NonNullable<typeof members> {
  * `use()` calls that add Express middlewares, and before `listen()`. A request or response that
  * touches none of it pays nothing for it; a server without it pays nothing at all.
  *
- * The members live on the shared Request and Response prototypes, as every decoration does, and
- * check that the request's server registered nodeCompat: on another server in the same process
- * they throw `VELOX_ERR_PLUGIN_MISSING`, as core's placeholders do before any server registered it.
+ * The members are decorations of this server's own Request and Response classes: another server
+ * in the same process does not get them, and its requests still find core's placeholders, which
+ * throw `VELOX_ERR_PLUGIN_MISSING` naming this plugin.
  *
  * @example
  * ```ts
@@ -101,8 +58,8 @@ function decorations(): NonNullable<typeof members> {
  * ```
  */
 export const nodeCompat: Plugin<Record<string, never>> = (server) => {
-  if (servers.has(server)) return;
-  servers.add(server);
+  // Registered before on this server: its requests have req.on already (a placeholder until then).
+  if (!isPlaceholder('request', 'on', server)) return;
   const { request, response } = decorations();
   for (const [name, definition] of request) server.decorateRequest(name, definition);
   for (const [name, definition] of response) server.decorateResponse(name, definition);

@@ -4,7 +4,7 @@
  * process could not send while the server's process is busy, which hides what uWS does).
  *
  * uWS v20.51 reads past pause() for as long as each read fills its 512 KB buffer (core's
- * test/uws-pause.test.ts). So backpressure holds only where the socket's receive buffer cannot
+ * test/faults/uws-pause.test.ts). So backpressure holds only where the socket's receive buffer cannot
  * hold 512 KB: the first test gives the server its own network namespace with
  * net.ipv4.tcp_rmem's maximum at 512 KiB (the setting the READMEs document; it needs root, as the
  * project's machines and CI have), and the memory bound is the one uWS v20.30 gave everywhere.

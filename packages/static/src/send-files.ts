@@ -5,7 +5,7 @@
  * `VELOX_ERR_PLUGIN_MISSING`, naming `await app.register(sendFiles)`.
  */
 import { resolve } from 'node:path';
-import { ErrorCodes, missingPlugin, type Plugin, type PluginFix, type Response, type Server, VeloxError } from '@velox/core';
+import { ErrorCodes, type Plugin, type Response, VeloxError } from '@velox/core';
 import { invalidOption } from './errors.ts';
 import { attachment } from './libs.ts';
 import { describe, fileTarget, type SendFileOptions, sendTarget } from './send-file.ts';
@@ -70,14 +70,8 @@ declare module '@velox/core' {
   }
 }
 
-const FIX: PluginFix = { plugin: 'sendFiles', from: '@velox/static' };
-
-/** The servers that registered sendFiles (the decorations sit on a prototype every server shares). */
-const enabled = new WeakSet<Server>();
-
 /** `res.sendFile(path, options?, callback?)`: Express's argument forms; bad arguments throw at once. */
 function sendFileMethod(this: Response, path: string, options?: SendFileOptions | SendFileCallback, callback?: SendFileCallback): Promise<void> {
-  if (!enabled.has(this.server)) throw missingPlugin('res.sendFile', FIX);
   return respondWithFile(this, path, options, callback);
 }
 
@@ -89,7 +83,6 @@ function downloadMethod(
   options?: SendFileOptions | SendFileCallback,
   callback?: SendFileCallback,
 ): Promise<void> {
-  if (!enabled.has(this.server)) throw missingPlugin('res.download', FIX);
   let done = callback;
   let name: unknown = filename;
   let opts: SendFileOptions | undefined = options as SendFileOptions | undefined;
@@ -173,7 +166,6 @@ function aborted(): VeloxError {
  * ```
  */
 export const sendFiles: Plugin<Record<string, never>> = (server) => {
-  enabled.add(server);
   server.decorateResponse('sendFile', { value: sendFileMethod });
   server.decorateResponse('download', { value: downloadMethod });
 };

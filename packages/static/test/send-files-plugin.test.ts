@@ -28,6 +28,27 @@ describe('sendFiles', () => {
     expect(seen[0]!.message).toContain("import { sendFiles } from '@velox/static'; await app.register(sendFiles)");
   });
 
+  it('answers res.sendFile() on server B with the placeholder error when only server A registered sendFiles', async () => {
+    const dir = await tree({ 'a.txt': 'only a' });
+    const a = server();
+    const b = server();
+    await a.register(sendFiles);
+    const seen: VeloxError[] = [];
+    b.setErrorHandler((err, req, res) => {
+      seen.push(err as VeloxError);
+      res.status(500).send('no');
+    });
+    for (const app of [a, b]) app.get('/f', (req, res) => res.sendFile('a.txt', { root: dir }));
+    const [ua, ub] = await Promise.all([start(a), start(b)]);
+    const fromA = await get(`${ua.url}/f`);
+    expect([fromA.status, fromA.text]).toEqual([200, 'only a']);
+    expect((await get(`${ub.url}/f`)).status).toBe(500);
+    expect(seen.map((err) => [err.code, err.message])).toEqual([
+      [ErrorCodes.PLUGIN_MISSING, "res.sendFile() needs the sendFiles plugin of @velox/static: import { sendFiles } from '@velox/static'; await app.register(sendFiles)"],
+    ]);
+    expect(isPlaceholder('response', 'sendFile', b)).toBe(true);
+  });
+
   it('gives res.sendFile() and res.download() to two servers that register it, and not to a third that does not', async () => {
     const dir = await tree({ 'a.txt': 'from a', 'b.txt': 'from b' });
     const a = server();
@@ -36,7 +57,7 @@ describe('sendFiles', () => {
     await a.register(sendFiles);
     await b.register(sendFiles);
     await a.register(sendFiles); // a second registration changes nothing
-    expect(isPlaceholder('response', 'sendFile')).toBe(false);
+    expect([isPlaceholder('response', 'sendFile', a), isPlaceholder('response', 'sendFile', b), isPlaceholder('response', 'sendFile', without)]).toEqual([false, false, true]);
     a.get('/f', (req, res) => res.sendFile('a.txt', { root: dir }));
     b.get('/f', (req, res) => res.download(join(dir, 'b.txt'), 'bee.txt'));
     let missing: VeloxError | undefined;
