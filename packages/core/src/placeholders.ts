@@ -25,6 +25,11 @@ export interface PluginFix {
   readonly plugin: string;
   /** The package: `@velox/static`. */
   readonly from: string;
+  /**
+   * The error to throw instead of `VELOX_ERR_PLUGIN_MISSING`, for a plugin with its own code for
+   * it (`@velox/session`'s `VELOX_ERR_SESSION_NOT_REGISTERED`). Default: {@link missingPlugin}'s.
+   */
+  readonly error?: () => Error;
 }
 
 /**
@@ -170,8 +175,8 @@ export function missingPlugin(member: string, fix: PluginFix, kind: PlaceholderK
 export function definePlaceholder(target: PlaceholderTarget, name: string, fix: PluginFix, kind: PlaceholderKind = 'method'): void {
   const proto = prototypeOf(target);
   if (typeof name !== 'string' || name === '') throw new VeloxError(ErrorCodes.INVALID_OPTION, 'definePlaceholder() takes a member name');
-  if (!fix || typeof fix.plugin !== 'string' || typeof fix.from !== 'string') {
-    throw new VeloxError(ErrorCodes.INVALID_OPTION, "definePlaceholder() takes the fix as { plugin: 'name', from: 'package' }");
+  if (!fix || typeof fix.plugin !== 'string' || typeof fix.from !== 'string' || (fix.error !== undefined && typeof fix.error !== 'function')) {
+    throw new VeloxError(ErrorCodes.INVALID_OPTION, "definePlaceholder() takes the fix as { plugin: 'name', from: 'package' }, with an optional error: () => Error");
   }
   if (kind !== 'method' && kind !== 'property') throw new VeloxError(ErrorCodes.INVALID_OPTION, `A placeholder is a 'method' or a 'property'; got ${String(kind)}`);
   if (name in proto) return;
@@ -179,7 +184,7 @@ export function definePlaceholder(target: PlaceholderTarget, name: string, fix: 
   if (kind === 'method') {
     const method = {
       [name](): never {
-        throw missingPlugin(member, fix, 'method');
+        throw fix.error ? fix.error() : missingPlugin(member, fix, 'method');
       },
     }[name]!;
     marks.add(method);
@@ -187,7 +192,7 @@ export function definePlaceholder(target: PlaceholderTarget, name: string, fix: 
     return;
   }
   const get = function (this: object): never {
-    throw missingPlugin(member, fix, 'property');
+    throw fix.error ? fix.error() : missingPlugin(member, fix, 'property');
   };
   const set = function (this: object, value: unknown): void {
     Object.defineProperty(this, name, { value, writable: true, configurable: true, enumerable: true });

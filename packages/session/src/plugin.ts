@@ -2,7 +2,7 @@
  * The session plugin: checks the options once, opens the store (so `listen()` waits for it),
  * adds `req.session` (a getter, free until read), and closes the store on `app.close()`.
  */
-import type { Request, Server } from '@velox/core';
+import { definePlaceholder, type Request, type Server } from '@velox/core';
 import { invalidOption, SessionErrorCodes, usageError } from './errors.ts';
 import { type SessionOptions, type Settings, settingsOf } from './options.ts';
 import { Session } from './session.ts';
@@ -23,6 +23,12 @@ const kSession: unique symbol = Symbol('velox.session');
 type WithSettings = Server & { [kSettings]?: Settings };
 type WithSession = Request & { [kSession]?: Session };
 
+const NOT_REGISTERED = 'req.session needs the session plugin on this server: await app.register(session, { secret })';
+
+// On a server without the plugin, reading req.session throws VELOX_ERR_SESSION_NOT_REGISTERED
+// (core's placeholder, beneath every server's own decorations).
+definePlaceholder('request', 'session', { plugin: 'session', from: '@velox/session', error: () => usageError(SessionErrorCodes.NOT_REGISTERED, NOT_REGISTERED) }, 'property');
+
 /** `req.session`: made on first read, then kept on the request. One function for every server. */
 function sessionOf(this: Request): Session {
   const req = this as WithSession;
@@ -30,7 +36,7 @@ function sessionOf(this: Request): Session {
   if (own !== undefined) return own;
   const settings = (req.server as WithSettings)[kSettings];
   if (settings === undefined) {
-    throw usageError(SessionErrorCodes.NOT_REGISTERED, 'req.session needs the session plugin on this server: await app.register(session, { secret })');
+    throw usageError(SessionErrorCodes.NOT_REGISTERED, NOT_REGISTERED);
   }
   return (req[kSession] = new Session(req, settings));
 }

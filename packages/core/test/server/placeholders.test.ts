@@ -98,6 +98,16 @@ describe('definePlaceholder', () => {
     expect((await fetch(`${url}/read`)).status).toBe(500); // the assignment stayed on that one request
   });
 
+  it("throws a plugin's own error when the fix gives one", async () => {
+    definePlaceholder('request', 'testOwnError', { plugin: 'p', from: 'pkg', error: () => Object.assign(new Error('needs p'), { code: 'MY_CODE' }) }, 'property');
+    const { app, seen } = recording();
+    app.get('/', (req, res) => res.send(String((req as unknown as Loose).testOwnError)));
+    const { url } = await start(app);
+    expect((await fetch(url)).status).toBe(500);
+    expect([seen[0]!.code, seen[0]!.message]).toEqual(['MY_CODE', 'needs p']);
+    expect(() => definePlaceholder('request', 'y', { plugin: 'p', from: 'pkg', error: 'nope' as never })).toThrow(/optional error/);
+  });
+
   it("leaves core's own members and decorations alone, and refuses bad arguments", () => {
     definePlaceholder('response', 'json', fix);
     expect(isPlaceholder('response', 'json')).toBe(false);
