@@ -13,7 +13,7 @@ import { ExpressErrorCodes, expressError } from '../errors.ts';
 import { nodeCompat } from '../plugin.ts';
 import { finalHandler } from './final.ts';
 import { compileTrust, etagOf, parseQueryExtended } from './libs.ts';
-import { expressRequest, markDualStack } from './request.ts';
+import { adoptServerClasses, expressRequest, markDualStack } from './request.ts';
 import { expressResponse } from './response.ts';
 import { createRouter, methods, type Next, type Req, type Res, type Router } from './router.ts';
 import { type Engine, View } from './view.ts';
@@ -386,6 +386,7 @@ function listen(application: Application, args: unknown[]): ListeningServer {
     req[kStarted] = true;
     // Node's request has no params: core's catch-all gave it its own ('*').
     req.params = undefined;
+    adoptServerClasses(req, res);
     // As on Node, where req.query is unset until the app's query middleware parses it.
     Object.setPrototypeOf(req, application.request);
     Object.setPrototypeOf(res, application.response);
@@ -461,6 +462,7 @@ export function createApplication(): Application {
     }
     // Mounted in a Velox server (`server.use(app)`): the request takes the app's prototypes
     // while the app runs (its query parser and helpers), and gets its own back on leaving.
+    adoptServerClasses(req, res);
     const reqProto = Object.getPrototypeOf(req);
     const resProto = Object.getPrototypeOf(res);
     if (reqProto !== application.request) {

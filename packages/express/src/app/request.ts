@@ -6,6 +6,7 @@
  */
 import { isIP, isIPv4 } from 'node:net';
 import { Request } from '@velox/core';
+import { expressResponse } from './response.ts';
 import { allAddresses, clientAddress, type TrustFn } from './libs.ts';
 
 const kQuery = Symbol('velox.express.app.query');
@@ -55,13 +56,34 @@ function remote(req: any): string | undefined {
 }
 
 /** nodeCompat's `req.socket` (found once nodeCompat decorated Request). */
-let socketGetter: (() => unknown) | undefined;
 const kPeer = Symbol('velox.express.app.peer');
 
 /** What proxy-addr reads of a request: its headers and the peer's address, as Node gives it. */
 function peerView(req: any): object {
   const socket = { remoteAddress: remote(req) };
   return { headers: req.headers, socket, connection: socket };
+}
+
+/** The getter of `name` on `proto` or the first of its prototypes that has `name`. */
+function inheritedGetter(proto: object | null, name: string): () => unknown {
+  for (; proto !== null; proto = Object.getPrototypeOf(proto)) {
+    const d = Object.getOwnPropertyDescriptor(proto, name);
+    if (d?.get) return d.get as () => unknown;
+  }
+  throw new TypeError(`no getter ${name} beneath Express's request`);
+}
+
+/**
+ * Puts Express's prototypes on the classes of the server a request comes from: nodeCompat's
+ * members (and any other plugin's) are decorations of each server's own Request and Response
+ * classes, beneath which Express's `req` and `res` members must sit. Done when a request from
+ * another server comes (once for an app's own server).
+ */
+export function adoptServerClasses(req: object, res: object): void {
+  const reqProto = Object.getPrototypeOf(req);
+  if (reqProto === Object.getPrototypeOf(expressRequest) || Object.prototype.isPrototypeOf.call(expressRequest, req)) return;
+  Object.setPrototypeOf(expressRequest, reqProto);
+  Object.setPrototypeOf(expressResponse, Object.getPrototypeOf(res));
 }
 
 /** Express 4's `req` members, over Velox's Request. */
@@ -85,8 +107,7 @@ export const expressRequest: any = Object.create(Request.prototype, {
   body: { value: undefined, writable: true, configurable: true, enumerable: true },
   socket: {
     get(this: any) {
-      socketGetter ??= Object.getOwnPropertyDescriptor(Request.prototype, 'socket')!.get as () => unknown;
-      const socket: any = socketGetter.call(this);
+      const socket: any = inheritedGetter(Object.getPrototypeOf(expressRequest), 'socket').call(this);
       if (socket !== undefined && socket[kPeer] === undefined) {
         // The peer's address as Node shows it (compressed IPv6, ::ffff: on a dual-stack listener).
         Object.defineProperty(socket, 'remoteAddress', { get: () => remote(this), configurable: true });

@@ -13,7 +13,12 @@ import { Response } from '@velox/core';
 import { disposition, mime } from './libs.ts';
 import { escapeHtml, setCharset } from './util.ts';
 
-const core = Response.prototype as any;
+/**
+ * The members beneath Express's: the prototype `expressResponse` sits on, which is the Response
+ * class of the server the requests come from (core's own, with nodeCompat's and sendFiles'
+ * decorations; see `adoptServerClasses`), or core's Response until a request came.
+ */
+const core = (): any => Object.getPrototypeOf(expressResponse);
 
 function isDirectory(path: string): boolean {
   try {
@@ -91,7 +96,7 @@ export const expressResponse: any = Object.create(Response.prototype);
 Object.assign(expressResponse, {
   write(this: any, chunk: any, encoding?: any, callback?: any) {
     const held = holdFor(this);
-    if (held === null || this.finished || this.aborted) return core.write.call(this, chunk, encoding, callback);
+    if (held === null || this.finished || this.aborted) return core().write.call(this, chunk, encoding, callback);
     if (typeof encoding === 'function') callback = encoding;
     held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding) : Buffer.from(chunk));
     if (typeof callback === 'function') queueMicrotask(callback);
@@ -106,7 +111,7 @@ Object.assign(expressResponse, {
       return this;
     }
     const held: Held | null | undefined = this[kHeld];
-    if (!held) return core.end.call(this, chunk, encoding, callback);
+    if (!held) return core().end.call(this, chunk, encoding, callback);
     this[kHeld] = null;
     if (typeof chunk === 'function') {
       callback = chunk;
@@ -116,12 +121,12 @@ Object.assign(expressResponse, {
       encoding = undefined;
     }
     if (chunk !== undefined && chunk !== null) held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (encoding ?? 'utf8') as BufferEncoding) : Buffer.from(chunk));
-    return core.end.call(this, Buffer.concat(held.chunks), callback);
+    return core().end.call(this, Buffer.concat(held.chunks), callback);
   },
 
   // Node's own methods set headers as given (no charset added), as on Node's ServerResponse.
   setHeader(this: any, name: string, value: unknown) {
-    core.set.call(this, name, Array.isArray(value) ? value.map(String) : String(value));
+    core().set.call(this, name, Array.isArray(value) ? value.map(String) : String(value));
     return this;
   },
 
@@ -278,11 +283,11 @@ Object.assign(expressResponse, {
       if (!res.get('Content-Type')) {
         const type = mime.lookup(file);
         const charset = mime.charsets.lookup(type);
-        core.set.call(res, 'Content-Type', type + (charset ? `; charset=${charset}` : ''));
+        core().set.call(res, 'Content-Type', type + (charset ? `; charset=${charset}` : ''));
       }
       own?.(res, file, stats);
     };
-    void core.sendFile.call(this, path, { ...opts, setHeaders }, (err?: any) => {
+    void core().sendFile.call(this, path, { ...opts, setHeaders }, (err?: any) => {
       // send 0.19 reports a directory as EISDIR (Express then moves on); @velox/static as a 404.
       if (err && err.status === 404 && isDirectory(opts.root ? resolve(opts.root, path) : path)) {
         err = Object.assign(new Error('EISDIR, read'), { code: 'EISDIR' });
@@ -364,7 +369,7 @@ Object.assign(expressResponse, {
           if (charset) value += `; charset=${charset.toLowerCase()}`;
         }
       }
-      core.set.call(this, field, value);
+      core().set.call(this, field, value);
     } else {
       for (const key in field) this.set(key, field[key]);
     }
@@ -385,7 +390,7 @@ Object.assign(expressResponse, {
       else opts.maxAge = maxAge;
     } else delete opts.maxAge;
     if (opts.path == null) opts.path = '/';
-    return core.cookie.call(this, name, text, opts);
+    return core().cookie.call(this, name, text, opts);
   },
 
   redirect(this: any, ...args: any[]) {
