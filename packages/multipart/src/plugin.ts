@@ -1,7 +1,7 @@
 /**
  * The plugin: `req.multipart()` and `req.parts()` on every request, with the server's defaults.
  */
-import { ErrorCodes, type Plugin, type Request, type Server, VeloxError } from '@velox/core';
+import { definePlaceholder, ErrorCodes, type Plugin, type Request, type Server, VeloxError } from '@velox/core';
 import { invalidOption } from './errors.ts';
 import { checkDefaults, type MultipartOptions, resolve } from './limits.ts';
 import type { Part } from './part.ts';
@@ -91,6 +91,11 @@ async function readMultipart(this: Request, first: MultipartOptions | PartHandle
     throw await reader.abandon(err);
   }
 }
+
+// On a server without the plugin, req.multipart() and req.parts() are core's placeholders: they
+// throw VELOX_ERR_PLUGIN_MISSING naming the fix (each server's decorations are its own).
+definePlaceholder('request', 'multipart', { plugin: 'multipart', from: '@velox/multipart' });
+definePlaceholder('request', 'parts', { plugin: 'multipart', from: '@velox/multipart' });
 
 /**
  * The multipart plugin. Adds `req.multipart()` (handler style) and `req.parts()` (iterator

@@ -304,9 +304,9 @@ describe('multipart plugin', () => {
     expect(() => app.register(multipart)).toThrow(expect.objectContaining({ code: MultipartErrorCodes.INVALID_OPTION }));
   });
 
-  it('uses the built-in defaults on a server that did not register it', async () => {
-    await server({ limits: { fileSize: 1 } }); // decorates the shared Request prototype
-    const other = new Server({ logger: false });
+  it('answers VELOX_ERR_PLUGIN_MISSING, naming the fix, on a server that did not register it', async () => {
+    await server({ limits: { fileSize: 1 } }); // decorates that server's own Request class only
+    const other = new Server({ logger: false, exposeErrors: true });
     other.post('/up', async (req, res) => {
       let size = 0;
       for await (const part of req.parts()) if (part.file) for await (const chunk of part.file.stream) size += chunk.length;
@@ -315,7 +315,9 @@ describe('multipart plugin', () => {
     try {
       const { port } = await other.listen(0, '127.0.0.1');
       const r = await post(`http://127.0.0.1:${port}/up`, formBody([{ name: 'f', filename: 'a', body: 'x'.repeat(5000) }]));
-      expect(r.json).toEqual({ size: 5000 });
+      expect(r.status).toBe(500);
+      expect(r.json).toMatchObject({ code: 'VELOX_ERR_PLUGIN_MISSING' });
+      expect(String((r.json as { message?: string }).message)).toContain("import { multipart } from '@velox/multipart'; await app.register(multipart)");
     } finally {
       await other.close();
     }
