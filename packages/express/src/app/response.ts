@@ -90,6 +90,20 @@ function holdFor(res: any): Held | null {
   return held;
 }
 
+/**
+ * The value of `res.json()`/`res.jsonp()`, setting the status of Express 4's two-argument forms
+ * (`(value, status)`, and the older `(status, value)`) as Express does.
+ */
+function valueAndStatus(res: any, args: any[]): unknown {
+  if (args.length !== 2) return args[0];
+  if (typeof args[1] === 'number') {
+    res.statusCode = args[1];
+    return args[0];
+  }
+  res.statusCode = args[0];
+  return args[1];
+}
+
 /** Express 4's `res` methods, over Velox's Response. */
 export const expressResponse: any = Object.create(Response.prototype);
 
@@ -214,15 +228,7 @@ Object.assign(expressResponse, {
   },
 
   json(this: any, ...args: any[]) {
-    const obj: unknown = args[0];
-    let value = obj;
-    if (args.length === 2) {
-      if (typeof args[1] === 'number') this.statusCode = args[1];
-      else {
-        this.statusCode = args[0];
-        value = args[1];
-      }
-    }
+    const value = valueAndStatus(this, args);
     const app = this.app;
     const body = stringify(value, app.get('json replacer'), app.get('json spaces'), app.get('json escape'));
     if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
@@ -230,15 +236,7 @@ Object.assign(expressResponse, {
   },
 
   jsonp(this: any, ...args: any[]) {
-    const obj: unknown = args[0];
-    let value = obj;
-    if (args.length === 2) {
-      if (typeof args[1] === 'number') this.statusCode = args[1];
-      else {
-        this.statusCode = args[0];
-        value = args[1];
-      }
-    }
+    const value = valueAndStatus(this, args);
     const app = this.app;
     let body = stringify(value, app.get('json replacer'), app.get('json spaces'), app.get('json escape'));
     let callback = this.req.query?.[app.get('jsonp callback name')];
