@@ -88,8 +88,8 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
       m = ureq.getCaseSensitiveMethod().toUpperCase();
       isHead = m === 'HEAD';
     }
-    const res = new classes.Response(life, ures, isHead, heads);
-    const req = new classes.Request(life.server, ureq, ures, res, m, fixedPath);
+    const res = new classes.BuiltResponse(life, ures, isHead, heads);
+    const req = new classes.BuiltRequest(life.server, ureq, ures, res, m, fixedPath);
     res.req = req;
     if (life.closing) res[kCloseAfter]();
     if (requestStart.hasSubscribers || routeMatch.hasSubscribers) return observed(ures, ureq, req, res);

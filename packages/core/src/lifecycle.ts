@@ -3,10 +3,9 @@
  * config, the hook lists, the error path, and the list of responses still in progress. Requests
  * and responses talk to this object, never back to `Server` itself.
  */
-import type { HttpRequest, HttpResponse } from '@based/uws';
+import type { ServerClasses } from './classes.ts';
 import type { Fail } from './compose.ts';
 import { responseFinish } from './diagnostics.ts';
-import type { HeadCache } from './headers.ts';
 import { defaultErrorHandler, defaultNotFoundHandler, makeFail, notFound } from './error-path.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
@@ -24,21 +23,12 @@ export interface ScopedErrorMiddleware {
   fn: ErrorMiddleware<any, any>;
 }
 
-/**
- * The classes a server builds its requests and responses with: core's `Request` and `Response`
- * until the server adds a decoration, then subclasses made for that server alone (server.ts), so
- * that its decorations never reach another server.
- */
-export interface ServerClasses {
-  Request: new (server: Server, ureq: HttpRequest, ures: HttpResponse, res: Response, method: string, path?: string) => Request;
-  Response: new (life: Lifecycle, ures: HttpResponse, head: boolean, heads: HeadCache) => Response;
-}
 
 /** One per server: what its requests and responses call while they run. */
 export class Lifecycle {
   readonly server: Server;
   readonly config: Config;
-  /** The server's own Request and Response classes (see server.ts): dispatch builds with these. */
+  /** The server's classes (classes.ts): dispatch builds with `BuiltRequest` and `BuiltResponse`. */
   readonly classes: ServerClasses;
   readonly hooks: HookLists = {
     onRoute: [],

@@ -8,7 +8,7 @@
 import { ErrorCodes, VeloxError } from './errors.ts';
 import { Request } from './request.ts';
 import { Response } from './response.ts';
-import type { ServerClasses } from './lifecycle.ts';
+import type { ServerClasses } from './classes.ts';
 import type { Server } from './server.ts';
 import { kClasses } from './symbols.ts';
 

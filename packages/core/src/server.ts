@@ -9,11 +9,12 @@ import type { TemplatedApp, us_listen_socket } from '@based/uws';
 import type { ChainFn } from './compose.ts';
 import { type Decoration, decorate } from './decorate.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
-import { type HookLists, Lifecycle, type ServerClasses } from './lifecycle.ts';
+import { baseClasses, buildOnto, ownPrototype, type ServerClasses } from './classes.ts';
+import { type HookLists, Lifecycle } from './lifecycle.ts';
 import { bind, type CloseOptions, createTlsApp, drain, type ListenCallback, type ListenInfo, type ListenOptions, type ListenTarget, parseListenArgs } from './listen.ts';
 import { type Config, type MiddlewareWrapper, parseOptions, type ServerConfig, type ServerOptions, type UseExtension } from './options.ts';
-import { Request as BaseRequest, type Request } from './request.ts';
-import { Response as BaseResponse, type Response } from './response.ts';
+import type { Request } from './request.ts';
+import type { Response } from './response.ts';
 import { attachRequestLog } from './request-log.ts';
 import { RouteTable } from './route-table.ts';
 import { normalizePrefix, prefixMatcher } from './routing.ts';
@@ -24,23 +25,6 @@ import { loadUws, type Uws } from './uws.ts';
 import { type PublishOptions, type WebSocketMessage, type WebSocketRoute, WebSocketRoutes } from './ws-routes.ts';
 
 
-
-/**
- * The prototype a server's decorations go on: that of its own subclass of core's `Request` (or
- * `Response`), made at its first decoration, as Fastify builds Request/Reply per instance. Until
- * then the server builds core's classes themselves, so a server without decorations runs exactly
- * core's code; with one server in the process, every request has one hidden class either way.
- * `instanceof Request` holds, and core's placeholders stay on the base prototypes underneath,
- * where a server that did not decorate them still finds them.
- */
-function ownPrototype(classes: ServerClasses, kind: 'Request' | 'Response'): object {
-  if (kind === 'Request') {
-    if (classes.Request === BaseRequest) classes.Request = class Request extends BaseRequest {};
-    return classes.Request.prototype;
-  }
-  if (classes.Response === BaseResponse) classes.Response = class Response extends BaseResponse {};
-  return classes.Response.prototype;
-}
 
 /**
  * A Velox HTTP server on uWebSockets.js.
@@ -80,7 +64,7 @@ export class Server {
 
   constructor(options: ServerOptions = {}) {
     const config: Config = parseOptions(options);
-    this[kClasses] = { Request: BaseRequest, Response: BaseResponse };
+    this[kClasses] = baseClasses();
     this.#life = new Lifecycle(this, config, this[kClasses]);
     this[kConfig] = config;
     this[kHooks] = this.#life.hooks;
@@ -437,6 +421,40 @@ export class Server {
    */
   decorateResponse(name: string | symbol, definition: Decoration<Response>): this {
     decorate(ownPrototype(this[kClasses], 'Response'), 'Response', name, definition);
+    return this;
+  }
+
+  /**
+   * This server's own `Request` and `Response` prototypes, where its decorations go (made at the
+   * first read or decoration; other servers never see them): what a prototype given to
+   * {@link Server.setInstancePrototypes} must inherit from.
+   * @example
+   * ```ts
+   * const appRequest = Object.create(app.prototypes.request, { isApi: { get() { return this.path.startsWith('/api'); } } });
+   * ```
+   */
+  get prototypes(): { readonly request: Request; readonly response: Response } {
+    const classes = this[kClasses];
+    return { request: ownPrototype(classes, 'Request') as Request, response: ownPrototype(classes, 'Response') as Response };
+  }
+
+  /**
+   * Builds this server's requests and responses from now on as objects that inherit from the
+   * prototypes given (through the empty prototype of one more subclass), each of which must inherit
+   * from {@link Server.prototypes} (else `VELOX_ERR_INVALID_OPTION`), for a
+   * framework layered on Velox that keeps its own prototypes, as Express keeps `app.request` and
+   * `app.response`: its requests then have one hidden class, with no `Object.setPrototypeOf` each.
+   * Decorations made later still reach them (they go on the server's prototypes underneath).
+   * @example
+   * ```ts
+   * const request = Object.create(app.prototypes.request);
+   * app.setInstancePrototypes({ request });
+   * app.get('/', (req, res) => res.send(String(request.isPrototypeOf(req)))); // 'true'
+   * ```
+   */
+  setInstancePrototypes(prototypes: { request?: object; response?: object }): this {
+    if (prototypes.request !== undefined) buildOnto(this[kClasses], 'Request', prototypes.request);
+    if (prototypes.response !== undefined) buildOnto(this[kClasses], 'Response', prototypes.response);
     return this;
   }
 

@@ -109,3 +109,58 @@ describe('decorations belong to one server', () => {
     expect(() => isPlaceholder('request', 'on', {} as never)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
   });
 });
+
+describe('server.prototypes and setInstancePrototypes()', () => {
+  it("builds requests and responses onto a framework's own prototypes, under which the server's decorations (even later ones) still show", async () => {
+    const a = server();
+    const b = server();
+    const request = Object.create(a.prototypes.request, {
+      layer: { value: 'framework request', enumerable: true },
+    });
+    const response = Object.create(a.prototypes.response, {
+      answer: {
+        value(this: Response, text: string) {
+          this.send(`framework says ${text}`);
+        },
+      },
+    });
+    expect(a.setInstancePrototypes({ request, response })).toBe(a);
+    // A decoration after the switch goes on the server's prototype, beneath the framework's.
+    a.decorateRequest('testLater', { get: () => 'later' });
+    for (const app of [a, b]) {
+      app.get('/', (req, res) => {
+        const r = req as unknown as Loose;
+        const s = res as unknown as Loose;
+        const seen = {
+          onRequestPrototype: request.isPrototypeOf(req),
+          onResponsePrototype: response.isPrototypeOf(res),
+          layer: r.layer ?? null,
+          later: r.testLater ?? null,
+          isRequest: req instanceof Request,
+          isResponse: res instanceof Response,
+          path: req.path,
+        };
+        if (typeof s.answer === 'function') s.answer(JSON.stringify(seen));
+        else res.send(`plain ${JSON.stringify(seen)}`);
+      });
+    }
+    const [ua, ub] = await Promise.all([start(a), start(b)]);
+    const seenA = { onRequestPrototype: true, onResponsePrototype: true, layer: 'framework request', later: 'later', isRequest: true, isResponse: true, path: '/' };
+    // Every request of the server, not only the first.
+    for (let i = 0; i < 3; i++) expect(await (await fetch(ua.url)).text()).toBe(`framework says ${JSON.stringify(seenA)}`);
+    const seenB = { onRequestPrototype: false, onResponsePrototype: false, layer: null, later: null, isRequest: true, isResponse: true, path: '/' };
+    expect(await (await fetch(ub.url)).text()).toBe(`plain ${JSON.stringify(seenB)}`);
+  });
+
+  it("refuses a prototype that does not inherit from the server's own (VELOX_ERR_INVALID_OPTION), and keeps building as before", async () => {
+    const a = server();
+    const b = server();
+    expect(() => a.setInstancePrototypes({ request: Object.create(b.prototypes.request) })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION, message: expect.stringContaining('server.prototypes.request') }),
+    );
+    expect(() => a.setInstancePrototypes({ response: {} })).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
+    a.get('/', (req, res) => res.send(String(Object.getPrototypeOf(req) === a.prototypes.request)));
+    const ua = await start(a);
+    expect(await (await fetch(ua.url)).text()).toBe('true');
+  });
+});

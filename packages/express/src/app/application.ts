@@ -12,8 +12,8 @@ import { ErrorCodes, Request, Server, type ServerOptions } from '@velox/core';
 import { ExpressErrorCodes, expressError } from '../errors.ts';
 import { nodeCompat } from '../plugin.ts';
 import { finalHandler } from './final.ts';
-import { compileTrust, etagOf, parseQueryExtended } from './libs.ts';
-import { adoptServerClasses, expressRequest, markDualStack } from './request.ts';
+import { compileTrust, etagOf, ownEtagFns, parseQueryExtended } from './libs.ts';
+import { adoptServerClasses, adoptServerPrototypes, expressRequest, markDualStack } from './request.ts';
 import { expressResponse } from './response.ts';
 import { createRouter, methods, type Next, type Req, type Res, type Router } from './router.ts';
 import { type Engine, View } from './view.ts';
@@ -96,6 +96,8 @@ function compileETag(value: unknown): ((body: string | Buffer, encoding?: Buffer
   if (typeof value === 'function') return value as never;
   const weak = (body: string | Buffer, encoding?: BufferEncoding) => etagOf(Buffer.isBuffer(body) ? body : Buffer.from(body, encoding), true);
   const strong = (body: string | Buffer, encoding?: BufferEncoding) => etagOf(Buffer.isBuffer(body) ? body : Buffer.from(body, encoding), false);
+  ownEtagFns.set(weak, true);
+  ownEtagFns.set(strong, false);
   switch (value) {
     case true:
     case 'weak':
@@ -180,8 +182,8 @@ export const app: Record<string, any> = {
       req.res = res;
       res.req = req;
       req.next = next;
-      if (Object.getPrototypeOf(req) !== self.request) Object.setPrototypeOf(req, self.request);
-      if (Object.getPrototypeOf(res) !== self.response) Object.setPrototypeOf(res, self.response);
+      if (!builtOn(req, self.request)) Object.setPrototypeOf(req, self.request);
+      if (!builtOn(res, self.response)) Object.setPrototypeOf(res, self.response);
       next();
     });
   },
@@ -363,6 +365,15 @@ for (const method of methods) {
 }
 app.del = app.delete;
 
+/**
+ * True when `target` has `proto` as its prototype, or is one the server built onto it
+ * (`server.setInstancePrototypes()` puts one empty subclass prototype between them).
+ */
+function builtOn(target: object, proto: object): boolean {
+  const direct = Object.getPrototypeOf(target);
+  return direct === proto || Object.getPrototypeOf(direct) === proto;
+}
+
 /** Options of the Velox server `app.listen()` starts (`app.set('velox options', {...})`). */
 function serverOptions(application: Application): ServerOptions {
   const given = application.get('velox options') as ServerOptions | undefined;
@@ -382,14 +393,18 @@ function listen(application: Application, args: unknown[]): ListeningServer {
   const everyAddress = typeof port === 'number' && (host === undefined || host === '::');
   if (everyAddress) markDualStack(server);
   void server.register(nodeCompat);
+  // The server builds its requests and responses straight onto the app's prototypes (with
+  // Express's members and the server's own, nodeCompat's decorations, beneath): one hidden class
+  // each, as on Node, where req.query is unset until the app's query middleware parses it.
+  const own = server.prototypes;
+  adoptServerPrototypes(own.request, own.response);
+  server.setInstancePrototypes({ request: application.request, response: application.response });
   const run = (req: Req, res: Res): void => {
     req[kStarted] = true;
     // Node's request has no params: core's catch-all gave it its own ('*').
     req.params = undefined;
-    adoptServerClasses(req, res);
-    // As on Node, where req.query is unset until the app's query middleware parses it.
-    Object.setPrototypeOf(req, application.request);
-    Object.setPrototypeOf(res, application.response);
+    // Express's prototypes are shared by every app: another server's may have taken them since.
+    if (Object.getPrototypeOf(expressRequest) !== own.request) adoptServerPrototypes(own.request, own.response);
     application.handle(req, res);
   };
   server.any('/*', run);
@@ -465,7 +480,7 @@ export function createApplication(): Application {
     adoptServerClasses(req, res);
     const reqProto = Object.getPrototypeOf(req);
     const resProto = Object.getPrototypeOf(res);
-    if (reqProto !== application.request) {
+    if (!builtOn(req, application.request)) {
       Object.setPrototypeOf(req, application.request);
       Object.setPrototypeOf(res, application.response);
     }

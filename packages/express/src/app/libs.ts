@@ -36,7 +36,9 @@ export function compilePath(path: unknown, options: { sensitive?: boolean; stric
 
 /** Express 4's `extended` query parser. */
 export function parseQueryExtended(text: string | null): Record<string, unknown> {
-  return qs.parse(text as string, { allowPrototypes: true });
+  // qs answers {} for no query, after normalising its options: skip that.
+  if (text === null || text === '') return {};
+  return qs.parse(text, { allowPrototypes: true });
 }
 
 /** A `trust proxy` value compiled to a function (address, hop index) => boolean. */
@@ -66,6 +68,38 @@ export function etagOf(body: string | Buffer, weak: boolean): string {
   return makeEtag(body, { weak });
 }
 
+/** A short text body's ETag and byte length, as `res.send()` sends them. */
+export interface TextTag {
+  etag: string;
+  length: number;
+}
+
+/** The ETag functions the `etag` setting compiles to (true: weak), whose result for a text is cached. */
+export const ownEtagFns = new WeakMap<object, boolean>();
+
+const TEXT_TAG_MAX = 1024;
+const TEXT_TAGS_MAX = 512;
+const weakTags = new Map<string, TextTag>();
+const strongTags = new Map<string, TextTag>();
+
+/**
+ * The ETag and UTF-8 length of a text body of at most 1 KiB (else undefined), remembered for the
+ * next 512 distinct texts: an app answers the same short bodies again and again, and hashing
+ * them each time is most of what `res.send('Hi')` costs. The same as hashing its UTF-8 bytes.
+ */
+export function textTag(text: string, weak: boolean): TextTag | undefined {
+  if (text.length > TEXT_TAG_MAX) return undefined;
+  const tags = weak ? weakTags : strongTags;
+  let tag = tags.get(text);
+  if (tag === undefined) {
+    const bytes = Buffer.from(text, 'utf8');
+    tag = { etag: makeEtag(bytes, { weak }), length: bytes.length };
+    if (tags.size >= TEXT_TAGS_MAX) tags.clear();
+    tags.set(text, tag);
+  }
+  return tag;
+}
+
 /** A Node-style middleware, as the bundled ones are. */
 export type NodeMiddleware = (req: any, res: any, next: (err?: unknown) => void) => void;
 /** A body parser factory of body-parser 1.x (its options: `limit`, `type`, `strict`, `extended`, `inflate`, `verify`, …). */
@@ -92,7 +126,17 @@ export function loadEngine(name: string): unknown {
 }
 
 /** Express 4's MIME table (mime 1.x, through send): `lookup(extOrName)` and `charsets.lookup(type)`. */
-export const mime = (serveStatic as unknown as { mime: { lookup(name: string): string; charsets: { lookup(type: string): string | undefined } } }).mime;
+export const mime = (serveStatic as unknown as { mime: { lookup(name: string): string; charsets: { lookup(type: string): string | undefined }; define?: (...args: unknown[]) => unknown } }).mime;
+
+/** Called when the MIME table changes (`express.static.mime.define(…)`): what was looked up in it is forgotten. */
+export const onMimeDefine = new Set<() => void>();
+const define = mime.define;
+if (typeof define === 'function') {
+  mime.define = function defineAndForget(this: unknown, ...args: unknown[]) {
+    for (const forget of onMimeDefine) forget();
+    return define.apply(this, args);
+  };
+}
 
 /** Express 4's Content-Disposition (content-disposition 0.5: the file's base name, quoted). */
 export function disposition(filename?: string): string {

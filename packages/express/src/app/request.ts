@@ -77,13 +77,18 @@ function inheritedGetter(proto: object | null, name: string): () => unknown {
  * Puts Express's prototypes on the classes of the server a request comes from: nodeCompat's
  * members (and any other plugin's) are decorations of each server's own Request and Response
  * classes, beneath which Express's `req` and `res` members must sit. Done when a request from
- * another server comes (once for an app's own server).
+ * another server comes (once for an app's own server, at `app.listen()`).
  */
 export function adoptServerClasses(req: object, res: object): void {
   const reqProto = Object.getPrototypeOf(req);
   if (reqProto === Object.getPrototypeOf(expressRequest) || Object.prototype.isPrototypeOf.call(expressRequest, req)) return;
-  Object.setPrototypeOf(expressRequest, reqProto);
-  Object.setPrototypeOf(expressResponse, Object.getPrototypeOf(res));
+  adoptServerPrototypes(reqProto, Object.getPrototypeOf(res));
+}
+
+/** {@link adoptServerClasses} given the server's prototypes themselves (`server.prototypes`). */
+export function adoptServerPrototypes(request: object, response: object): void {
+  if (Object.getPrototypeOf(expressRequest) !== request) Object.setPrototypeOf(expressRequest, request);
+  if (Object.getPrototypeOf(expressResponse) !== response) Object.setPrototypeOf(expressResponse, response);
 }
 
 /** Express 4's `req` members, over Velox's Request. */

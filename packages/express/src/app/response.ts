@@ -10,7 +10,7 @@ import { statSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { Response } from '@velox/core';
-import { disposition, mime } from './libs.ts';
+import { disposition, mime, onMimeDefine, ownEtagFns, textTag } from './libs.ts';
 import { escapeHtml, setCharset } from './util.ts';
 
 /**
@@ -28,6 +28,30 @@ function isDirectory(path: string): boolean {
   }
 }
 const CHARSET = /;\s*charset\s*=/;
+/** `mime.lookup()` of the names given to `res.type()`, remembered (256 at most). */
+const lookups = new Map<string, string>();
+/** Content-Type values as `res.set()` completes them with mime's default charset, remembered. */
+const completed = new Map<string, string>();
+
+onMimeDefine.add(() => {
+  lookups.clear();
+  completed.clear();
+});
+
+/** A Content-Type with mime's charset for its type added when it names none (Express 4's `res.set`). */
+function withDefaultCharset(value: string): string {
+  let done = completed.get(value);
+  if (done === undefined) {
+    done = value;
+    if (!CHARSET.test(value)) {
+      const charset = mime.charsets.lookup(value.split(';')[0]!);
+      if (charset) done += `; charset=${charset.toLowerCase()}`;
+    }
+    if (completed.size >= 256) completed.clear();
+    completed.set(value, done);
+  }
+  return done;
+}
 
 function stringify(value: unknown, replacer: any, spaces: any, escapeHtml: boolean): string | undefined {
   const json: string | undefined = replacer || spaces ? JSON.stringify(value, replacer, spaces) : JSON.stringify(value);
@@ -194,7 +218,13 @@ Object.assign(expressResponse, {
     const etagFn = this.app.get('etag fn');
     const generateETag = !this.get('ETag') && typeof etagFn === 'function';
     let length: number | undefined;
-    if (chunk !== undefined) {
+    // The setting's own ETag functions hash the UTF-8 bytes: a short text's tag is remembered.
+    const tag = generateETag && typeof chunk === 'string' && ownEtagFns.has(etagFn) ? textTag(chunk, ownEtagFns.get(etagFn)!) : undefined;
+    if (tag !== undefined) {
+      length = tag.length;
+      this.set('Content-Length', length);
+      this.set('ETag', tag.etag);
+    } else if (chunk !== undefined) {
       if (Buffer.isBuffer(chunk)) length = chunk.length;
       else if (!generateETag && chunk.length < 1000) length = Buffer.byteLength(chunk, encoding);
       else {
@@ -204,7 +234,7 @@ Object.assign(expressResponse, {
       }
       this.set('Content-Length', length);
     }
-    if (generateETag && length !== undefined) {
+    if (generateETag && length !== undefined && tag === undefined) {
       const etag = etagFn(chunk, encoding);
       if (etag) this.set('ETag', etag);
     }
@@ -322,7 +352,15 @@ Object.assign(expressResponse, {
   },
 
   type(this: any, type: string) {
-    const ct = type.indexOf('/') === -1 ? mime.lookup(type) : type;
+    let ct = type;
+    if (type.indexOf('/') === -1) {
+      ct = lookups.get(type) as string;
+      if (ct === undefined) {
+        ct = mime.lookup(type);
+        if (lookups.size >= 256) lookups.clear();
+        lookups.set(type, ct);
+      }
+    }
     return this.set('Content-Type', ct);
   },
 
@@ -362,10 +400,7 @@ Object.assign(expressResponse, {
       let value = Array.isArray(val) ? val.map(String) : String(val);
       if (field.toLowerCase() === 'content-type') {
         if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
-        if (!CHARSET.test(value)) {
-          const charset = mime.charsets.lookup(value.split(';')[0]!);
-          if (charset) value += `; charset=${charset.toLowerCase()}`;
-        }
+        value = withDefaultCharset(value);
       }
       core().set.call(this, field, value);
     } else {

@@ -274,3 +274,49 @@ describe('express() res, compared with express@4', () => {
     await compare(build, ['/', '/users', '/tpl', '/cb', '/missing', '/app-render']);
   });
 });
+
+describe('express() res.send: what it remembers of short texts and of the MIME table', () => {
+  it('sends the same ETag and Content-Length as express@4 for repeated, unicode, long and conditional texts, under weak, strong and custom etag settings', async () => {
+    const long = 'x'.repeat(1500);
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      const strong = express();
+      strong.set('etag', 'strong');
+      const custom = express();
+      custom.set('etag', (body: Buffer) => `"len-${body.length}"`);
+      for (const a of [app, strong, custom]) {
+        a.get('/hi', (_req: any, res: any) => res.send('Hi'));
+        a.get('/uni', (_req: any, res: any) => res.send('héllo wörld ✓'));
+        a.get('/long', (_req: any, res: any) => res.send(long));
+        a.get('/typed', (_req: any, res: any) => res.type('json').send('{"a":1}'));
+      }
+      app.use('/strong', strong);
+      app.use('/custom', custom);
+      return app;
+    });
+    for (let round = 0; round < 3; round++) {
+      for (const prefix of ['', '/strong', '/custom']) {
+        for (const path of ['/hi', '/uni', '/long', '/typed']) await pair.same(`${prefix}${path}`, { ignore: ['date'] });
+      }
+    }
+    const [first] = await pair.ask('/uni');
+    expect(first.headers.etag).toMatch(/^W\//);
+    await pair.same({ path: '/uni', headers: { 'if-none-match': first.headers.etag! } });
+  });
+
+  it('follows express.static.mime.define() made after a type was looked up, as express@4 does', async () => {
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      app.get('/t', (_req: any, res: any) => res.type('vlxtest').send('body'));
+      app.get('/define', (_req: any, res: any) => {
+        express.static.mime.define({ 'application/x-velox-test': ['vlxtest'] }, true);
+        res.send('defined');
+      });
+      return app;
+    });
+    const before = await pair.same('/t', { ignore: ['date'] });
+    await pair.same('/define', { ignore: ['date'] });
+    const after = await pair.same('/t', { ignore: ['date'] });
+    expect([before.headers['content-type'], after.headers['content-type']]).toEqual(['application/octet-stream; charset=utf-8', 'application/x-velox-test; charset=utf-8']);
+  });
+});
