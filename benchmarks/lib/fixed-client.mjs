@@ -1,6 +1,6 @@
 // A load client that sends an exact number of requests, for counting work per request.
 // `connections` keep-alive sockets each keep one request in flight; answers are framed by
-// Content-Length and must have a 2xx status, or the run fails.
+// Content-Length or chunked (ultimate-express answers so) and must have a 2xx status, or the run fails.
 
 import net from 'node:net';
 
@@ -55,12 +55,18 @@ export function sendFixed(port, payload, count, connections = 16, timeoutMs = 60
           const end = buffer.indexOf('\r\n\r\n');
           if (end < 0) return;
           const head = buffer.subarray(0, end).toString('latin1');
-          const match = /\r\ncontent-length: *(\d+)/i.exec(head);
-          const length = match ? Number(match[1]) : 0;
-          if (buffer.length < end + 4 + length) return;
+          let after;
+          if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
+            after = chunkedEnd(buffer, end + 4);
+            if (after < 0) return;
+          } else {
+            const match = /\r\ncontent-length: *(\d+)/i.exec(head);
+            after = end + 4 + (match ? Number(match[1]) : 0);
+            if (buffer.length < after) return;
+          }
           const status = Number(head.slice(9, 12));
           if (!(status >= 200 && status < 300)) return fail(new Error(`answer with status ${status}: ${head.split('\r\n')[0]}`));
-          buffer = buffer.subarray(end + 4 + length);
+          buffer = buffer.subarray(after);
           answered++;
           if (answered === count) {
             clearTimeout(timer);
@@ -72,4 +78,27 @@ export function sendFixed(port, payload, count, connections = 16, timeoutMs = 60
       });
     }
   });
+}
+
+/**
+ * Where a chunked body that starts at `offset` ends (after its last chunk and the empty trailer),
+ * or -1 while it is incomplete.
+ * @param {Buffer} buffer
+ * @param {number} offset
+ */
+export function chunkedEnd(buffer, offset) {
+  let at = offset;
+  for (;;) {
+    const line = buffer.indexOf('\r\n', at);
+    if (line < 0) return -1;
+    const size = Number.parseInt(buffer.subarray(at, line).toString('latin1'), 16);
+    if (!(size >= 0)) throw new Error(`bad chunk size line: ${JSON.stringify(buffer.subarray(at, line).toString('latin1'))}`);
+    if (size === 0) {
+      // No trailers expected: the last chunk is followed by an empty line.
+      if (buffer.length < line + 4) return -1;
+      return line + 4;
+    }
+    at = line + 2 + size + 2;
+    if (buffer.length < at) return -1;
+  }
 }

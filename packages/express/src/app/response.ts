@@ -213,7 +213,10 @@ Object.assign(expressResponse, {
     if (typeof chunk === 'string') {
       encoding = 'utf8';
       const type = this.get('Content-Type');
-      if (typeof type === 'string') this.set('Content-Type', setCharset(type, 'utf-8'));
+      if (typeof type === 'string') {
+        const withUtf8 = setCharset(type, 'utf-8');
+        if (withUtf8 !== type) this.set('Content-Type', withUtf8);
+      }
     }
     const etagFn = this.app.get('etag fn');
     const generateETag = !this.get('ETag') && typeof etagFn === 'function';
@@ -398,7 +401,7 @@ Object.assign(expressResponse, {
     const [field, val] = args;
     if (args.length === 2) {
       let value = Array.isArray(val) ? val.map(String) : String(val);
-      if (field.toLowerCase() === 'content-type') {
+      if (field.length === 12 && field.toLowerCase() === 'content-type') {
         if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
         value = withDefaultCharset(value);
       }

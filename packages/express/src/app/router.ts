@@ -122,6 +122,9 @@ export class Layer {
   #fastStar: boolean;
   #fastSlash: boolean;
   #plain: PlainPath | undefined;
+  /** `handle.length`, read once per function (a function's length getter is slow to call per request). */
+  #arityOf: HandlerFn | undefined = undefined;
+  #arity = 0;
 
   constructor(path: unknown, options: { sensitive?: boolean; strict?: boolean; end?: boolean }, fn: HandlerFn) {
     this.handle = fn;
@@ -136,7 +139,7 @@ export class Layer {
 
   handleError(error: unknown, req: Req, res: Res, next: Next): void {
     const fn = this.handle;
-    if (fn.length !== 4) return next(error);
+    if (this.#arityFor(fn) !== 4) return next(error);
     try {
       fn(error, req, res, next);
     } catch (err) {
@@ -146,12 +149,20 @@ export class Layer {
 
   handleRequest(req: Req, res: Res, next: Next): void {
     const fn = this.handle;
-    if (fn.length > 3) return next();
+    if (this.#arityFor(fn) > 3) return next();
     try {
       fn(req, res, next);
     } catch (err) {
       next(err);
     }
+  }
+
+  #arityFor(fn: HandlerFn): number {
+    if (fn !== this.#arityOf) {
+      this.#arityOf = fn;
+      this.#arity = fn.length;
+    }
+    return this.#arity;
   }
 
   /** Whether the layer matches `path`; sets `params` and `path`. Throws a 400 error for a malformed escape. */
