@@ -38,7 +38,36 @@ export function compilePath(path: unknown, options: { sensitive?: boolean; stric
 export function parseQueryExtended(text: string | null): Record<string, unknown> {
   // qs answers {} for no query, after normalising its options: skip that.
   if (text === null || text === '') return {};
-  return qs.parse(text, { allowPrototypes: true });
+  return simpleQuery(text) ?? qs.parse(text, { allowPrototypes: true });
+}
+
+/** A key qs reads as itself: no brackets, dots or escapes, and no name Object.prototype has. */
+const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
+/** A value qs leaves as it is: nothing to decode ('%', '+'). */
+const PLAIN_VALUE = /^[^%+]*$/;
+
+/**
+ * What qs answers for a short query of distinct plain keys with plain values (`name=x&page=2`),
+ * without qs's general machinery; undefined for anything else (qs then parses it).
+ */
+function simpleQuery(text: string): Record<string, string> | undefined {
+  if (text.length > 256) return undefined;
+  const out: Record<string, string> = {};
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('&', start);
+    if (end === -1) end = text.length;
+    if (end > start) {
+      const eq = text.indexOf('=', start);
+      const hasValue = eq !== -1 && eq < end;
+      const key = text.slice(start, hasValue ? eq : end);
+      const value = hasValue ? text.slice(eq + 1, end) : '';
+      if (!PLAIN_KEY.test(key) || key in out || key in Object.prototype || !PLAIN_VALUE.test(value)) return undefined;
+      out[key] = value;
+    }
+    start = end + 1;
+  }
+  return out;
 }
 
 /** A `trust proxy` value compiled to a function (address, hop index) => boolean. */
