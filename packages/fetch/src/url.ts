@@ -31,14 +31,34 @@ export function requestUrl(req: VeloxRequest): string {
   let host: string;
   if (config.trust === undefined) {
     scheme = config.tls ? 'https' : 'http';
-    host = req.get('host') ?? '';
+    // The first Host line, as req.get() reads it while uWS's request is live; '' when absent.
+    host = req.firstHeader('host');
   } else {
     scheme = req.protocol === 'https' ? 'https' : 'http';
     host = forwardedHost(req);
   }
   const target = req.originalUrl;
-  if (PLAIN_HOST.test(host) && PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) return `${scheme}://${host}${target}`;
+  // Most requests carry the Host of the one before: its check and the origin string are kept.
+  let origin: string | undefined;
+  if (host === lastHost && scheme === lastScheme) origin = lastOrigin;
+  else if (PLAIN_HOST.test(host)) {
+    origin = `${scheme}://${host}`;
+    lastHost = host;
+    lastScheme = scheme;
+    lastOrigin = origin;
+  }
+  if (origin !== undefined && plainTarget(target)) return origin + target;
   return parse(scheme, host, target);
+}
+
+/** The last plain host seen, its scheme and `scheme://host`. */
+let lastHost: string | undefined;
+let lastScheme: string | undefined;
+let lastOrigin: string | undefined;
+
+/** A target the URL serializer returns unchanged (no dot segment, only characters it keeps). */
+function plainTarget(target: string): boolean {
+  return PLAIN_TARGET.test(target) && (target.indexOf('/.') < 0 && target.indexOf('%') < 0 ? true : !DOT_SEGMENT.test(target));
 }
 
 /** The host through a trusted proxy: core decided whether to believe X-Forwarded-Host (its `hostname`); keep its port. */
