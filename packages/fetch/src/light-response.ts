@@ -14,7 +14,6 @@
 import { LightHeaders } from './light-headers.ts';
 
 const NativeResponse = globalThis.Response;
-const NativeHeaders = globalThis.Headers;
 
 type HeadersInit = ConstructorParameters<typeof Headers>[0];
 type BodyInit = ConstructorParameters<typeof Response>[0];
@@ -80,11 +79,12 @@ export class LightResponse {
     return this.#status >= 200 && this.#status < 300;
   }
 
-  /** The headers (made on first read, with the content type a string body implies). */
+  /** The headers, a `LightHeaders` made on first read (with the content type a string body implies). */
   get headers(): Headers {
     if (this.#native) return this.#native.headers;
     if (this.#headers) return this.#headers;
-    const headers = new NativeHeaders(this.#init?.headers);
+    // A LightHeaders: what middlewares set on it after the app answered is written from its map too.
+    const headers = new LightHeaders(this.#init?.headers) as unknown as Headers;
     if (typeof this.#body === 'string' && !headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
     return (this.#headers = headers);
   }

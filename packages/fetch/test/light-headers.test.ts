@@ -155,6 +155,25 @@ describe('LightHeaders', () => {
     expect(globalThis.Headers).toBe(BuiltinHeaders);
   });
 
+  it('writes what a middleware sets on c.res.headers after the app answered', async () => {
+    const hono = new Hono();
+    hono.use(async (c, next) => {
+      await next();
+      c.res.headers.set('X-After', 'yes');
+      c.res.headers.append('Set-Cookie', 'late=1');
+    });
+    hono.get('/', (c) => {
+      c.header('set-cookie', 'early=1');
+      return c.text(`${Object.getPrototypeOf(new Response('').headers) === LightHeaders.prototype}`);
+    });
+    const { port } = await served(hono.fetch);
+    const { text } = await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(text).toMatch(/\r\nx-after: yes\r\n/);
+    expect(text).toMatch(/\r\ncontent-type: text\/plain; charset=UTF-8\r\n/i);
+    expect(text.match(/^set-cookie: .*$/gim)).toEqual(['set-cookie: early=1', 'set-cookie: late=1']);
+    expect(text.endsWith('\r\n\r\ntrue')).toBe(true);
+  });
+
   it('leaves the built-in Headers in place with lightResponse: false', async () => {
     const { url } = await served(() => new Response(`${Object.getPrototypeOf(new Headers()) === LightHeaders.prototype}`), { lightResponse: false });
     expect(globalThis.Headers).toBe(BuiltinHeaders);
