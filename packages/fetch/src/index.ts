@@ -15,3 +15,4 @@ export { FetchRequest, veloxRequest } from './request.ts';
 export { getConnInfo } from './conninfo.ts';
 export { FetchErrorCodes } from './errors.ts';
 export { LightResponse, installLightResponse } from './light-response.ts';
+export { LightHeaders } from './light-headers.ts';

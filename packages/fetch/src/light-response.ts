@@ -11,8 +11,9 @@
  * Responses (from `fetch()`) still pass `instanceof Response` once it is installed.
  */
 
+import { LightHeaders } from './light-headers.ts';
+
 const NativeResponse = globalThis.Response;
-const NativeHeaders = globalThis.Headers;
 
 type HeadersInit = ConstructorParameters<typeof Headers>[0];
 type BodyInit = ConstructorParameters<typeof Response>[0];
@@ -78,11 +79,12 @@ export class LightResponse {
     return this.#status >= 200 && this.#status < 300;
   }
 
-  /** The headers (made on first read, with the content type a string body implies). */
+  /** The headers, a `LightHeaders` made on first read (with the content type a string body implies). */
   get headers(): Headers {
     if (this.#native) return this.#native.headers;
     if (this.#headers) return this.#headers;
-    const headers = new NativeHeaders(this.#init?.headers);
+    // A LightHeaders: what middlewares set on it after the app answered is written from its map too.
+    const headers = new LightHeaders(this.#init?.headers) as unknown as Headers;
     if (typeof this.#body === 'string' && !headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
     return (this.#headers = headers);
   }
@@ -112,9 +114,9 @@ export class LightResponse {
   static json(data: unknown, init?: ResponseInit): Response {
     const text = JSON.stringify(data);
     if (text === undefined) throw new TypeError('Response.json: the data is not JSON serializable');
-    const headers = new NativeHeaders(init?.headers);
+    const headers = new LightHeaders(init?.headers);
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-    return new LightResponse(text, { ...init, headers }) as unknown as Response;
+    return new LightResponse(text, { ...init, headers: headers as unknown as Headers }) as unknown as Response;
   }
 
   /** Built-in `Response.redirect`. @example LightResponse.redirect('https://example.com/', 301); */
@@ -168,12 +170,13 @@ export function isLightResponse(value: unknown): value is LightResponse {
 /** How many installs are in force, and the class the first one replaced. */
 let installs = 0;
 let replaced: typeof Response | undefined;
+let replacedHeaders: typeof Headers | undefined;
 
 /**
- * Puts {@link LightResponse} in `globalThis.Response`, so that apps' `new Response(…)` and
- * `Response.json(…)` make light ones. Returns a function that takes this install back; the
- * class that was there comes back when the last install in force is taken back (and only if
- * nothing else replaced it meanwhile). `serve()` installs it for as long as it runs, unless
+ * Puts {@link LightResponse} in `globalThis.Response` and `LightHeaders` in `globalThis.Headers`,
+ * so that apps' `new Response(…)`, `Response.json(…)` and `new Headers(…)` make light ones.
+ * Returns a function that takes this install back; the classes that were there come back when
+ * the last install in force is taken back (each only if nothing else replaced it meanwhile). `serve()` installs it for as long as it runs, unless
  * `lightResponse: false` (as @hono/node-server overrides the global by default);
  * `fetchHandler()` never does: call this yourself.
  * @example
@@ -187,12 +190,16 @@ let replaced: typeof Response | undefined;
 export function installLightResponse(): () => void {
   if (installs++ === 0) {
     replaced = globalThis.Response;
+    replacedHeaders = globalThis.Headers;
     globalThis.Response = LightResponse as unknown as typeof Response;
+    globalThis.Headers = LightHeaders as unknown as typeof Headers;
   }
   let undone = false;
   return () => {
     if (undone) return;
     undone = true;
-    if (--installs === 0 && globalThis.Response === (LightResponse as unknown as typeof Response)) globalThis.Response = replaced!;
+    if (--installs !== 0) return;
+    if (globalThis.Response === (LightResponse as unknown as typeof Response)) globalThis.Response = replaced!;
+    if (globalThis.Headers === (LightHeaders as unknown as typeof Headers)) globalThis.Headers = replacedHeaders!;
   };
 }

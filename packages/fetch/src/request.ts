@@ -148,7 +148,7 @@ export class FetchRequest {
     const used = this.#take();
     if (used) return used;
     if (!this.#hasBody()) return Promise.resolve('');
-    return this.#req.text().catch((err) => this.#failed(err));
+    return this.#req.text().then(undefined, (err) => this.#failed(err));
   }
 
   /**
@@ -160,7 +160,12 @@ export class FetchRequest {
    * ```
    */
   json(): Promise<any> {
-    return this.text().then(JSON.parse);
+    if (this.#real) return this.#real.json();
+    const used = this.#take();
+    if (used) return used;
+    if (!this.#hasBody()) return Promise.reject(new SyntaxError('Unexpected end of JSON input'));
+    // One promise: a read error is looked at (a 413 answers as such), a SyntaxError passes as is.
+    return this.#req.text().then(JSON.parse, (err) => this.#failed(err));
   }
 
   /**

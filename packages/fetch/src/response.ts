@@ -10,9 +10,11 @@
 import { Readable } from 'node:stream';
 import type { Response as VeloxResponse } from '@velox/core';
 import { FetchErrorCodes, fetchError } from './errors.ts';
+import { isLightHeaders } from './light-headers.ts';
 import { isLightResponse, type LightParts } from './light-response.ts';
 
 const NativeResponse = globalThis.Response;
+const NativeHeaders = globalThis.Headers;
 
 /** Where Node's Response (undici) keeps its state, `{ body: { source, stream, length } | null }`. */
 const kState: symbol | undefined = (() => {
@@ -168,7 +170,24 @@ function writeLight(res: VeloxResponse, parts: LightParts): void {
   let typed = false;
   const headers = parts.headers;
   if (headers !== undefined) {
-    if (headers instanceof Headers || Array.isArray(headers)) {
+    if (isLightHeaders(headers)) {
+      // Names lower-case and values checked already: straight from its map.
+      const { values, cookies } = headers.lightParts();
+      for (const [name, value] of values) res.set(name, value);
+      typed = values.has('content-type');
+      if (cookies) res.set('set-cookie', cookies.length === 1 ? cookies[0]! : cookies);
+    } else if (headers instanceof NativeHeaders) {
+      // A Headers hands out lower-case names and normalized values already.
+      let cookies: string[] | undefined;
+      for (const [name, value] of headers) {
+        if (name === 'set-cookie') (cookies ??= []).push(value);
+        else {
+          if (name === 'content-type') typed = true;
+          res.set(name, value);
+        }
+      }
+      if (cookies) res.set('set-cookie', cookies.length === 1 ? cookies[0]! : cookies);
+    } else if (Array.isArray(headers)) {
       let cookies: string[] | undefined;
       for (const [name, value] of headers as Iterable<[string, string]>) {
         const key = name.toLowerCase();

@@ -36,10 +36,12 @@ export interface ServeOptions
    */
   closeOnSignals?: boolean | CloseOnSignalsOptions;
   /**
-   * Put `LightResponse` in `globalThis.Response` (see {@link installLightResponse}) for as long
-   * as this server runs: apps' `new Response(string)` and `Response.json()` then skip the stream
-   * Node's Response makes for every body (most of what a small request costs). It changes a
-   * global for the whole process, as @hono/node-server does by default; `false` keeps Node's.
+   * Put `LightResponse` in `globalThis.Response` and `LightHeaders` in `globalThis.Headers` (see
+   * {@link installLightResponse}) for as long as this server runs: apps' `new Response(string)`
+   * and `Response.json()` then skip the stream Node's Response makes for every body (most of what
+   * a small request costs), and `new Headers()` the WebIDL checks and sorting of Node's. It
+   * changes two globals for the whole process, as @hono/node-server does by default; `false`
+   * keeps Node's.
    * @default true
    */
   lightResponse?: boolean;

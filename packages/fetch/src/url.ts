@@ -31,14 +31,47 @@ export function requestUrl(req: VeloxRequest): string {
   let host: string;
   if (config.trust === undefined) {
     scheme = config.tls ? 'https' : 'http';
-    host = req.get('host') ?? '';
+    // The first Host line, as req.get() reads it while uWS's request is live; '' when absent.
+    host = req.firstHeader('host');
   } else {
     scheme = req.protocol === 'https' ? 'https' : 'http';
     host = forwardedHost(req);
   }
   const target = req.originalUrl;
-  if (PLAIN_HOST.test(host) && PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) return `${scheme}://${host}${target}`;
+  // Most requests carry the Host of the one before: its check and the origin string are kept.
+  let origin: string | undefined;
+  if (host === lastHost && scheme === lastScheme) origin = lastOrigin;
+  else if (PLAIN_HOST.test(host)) {
+    origin = `${scheme}://${host}`;
+    lastHost = host;
+    lastScheme = scheme;
+    lastOrigin = origin;
+  }
+  if (origin !== undefined && plainTarget(target)) return origin + target;
   return parse(scheme, host, target);
+}
+
+/** The last plain host seen, its scheme and `scheme://host`. */
+let lastHost: string | undefined;
+let lastScheme: string | undefined;
+let lastOrigin: string | undefined;
+
+/** The characters of {@link PLAIN_TARGET}, by code. */
+const PLAIN_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) PLAIN_CHAR[c] = PLAIN_TARGET.test(`/${String.fromCharCode(c)}`) ? 1 : 0;
+
+/** A target the URL serializer returns unchanged: {@link PLAIN_TARGET} without a {@link DOT_SEGMENT}, read in one pass. */
+function plainTarget(target: string): boolean {
+  const length = target.length;
+  if (length === 0 || target.charCodeAt(0) !== 47) return false;
+  let suspect = false;
+  for (let i = 1; i < length; i++) {
+    const c = target.charCodeAt(i);
+    if (c >= 128 || PLAIN_CHAR[c] === 0) return false;
+    // A `.` after a `/`, or an escape (perhaps `%2e`): the rare case, left to the regex.
+    if (c === 37 || (c === 46 && target.charCodeAt(i - 1) === 47)) suspect = true;
+  }
+  return !suspect || !DOT_SEGMENT.test(target);
 }
 
 /** The host through a trusted proxy: core decided whether to believe X-Forwarded-Host (its `hostname`); keep its port. */
