@@ -1,4 +1,4 @@
-// The Hono app on @velox/fetch's serve() with lightResponse: false: Node's own Response (the writer reads the body it keeps).
+// The Hono app on @velox/fetch's serve() with lightResponse: false: Node's own Response and Headers (the writer reads what they keep).
 import { serve as serveFetch } from '@velox/fetch';
 import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
 import { honoScenarios } from './app.mjs';
