@@ -2,6 +2,7 @@
 // express@4, express@5, ultimate-express and @velox/express (the drop-in `express()`), with
 // native Velox answering the same requests through its own API for reference. Scenarios: ping,
 // query, body (express.json()), a middleware chain, a router of 50 routes, a static file.
+import { idleProbe } from '../lib/idle-probe.mjs';
 import { JSON_PAYLOAD } from './core.mjs';
 
 const BODY = JSON.stringify(JSON_PAYLOAD);
@@ -100,5 +101,12 @@ export default {
     { label: 'xapp-ping: @velox/express / Express 4', a: ['xapp-ping', 'velox-express'], b: ['xapp-ping', 'express4'] },
     { label: 'xapp-body: @velox/express / Express 4', a: ['xapp-body', 'velox-express'], b: ['xapp-body', 'express4'] },
   ],
-  probes: [],
+  probes: [
+    idleProbe({
+      name: 'xapp-idle',
+      servers: SERVERS,
+      connections: 5000,
+      notes: "Node's http server (Express 4 and 5) closes idle keep-alive connections after 5 s and uWS after 10 s, so the count of connections still open when RSS was read is shown.",
+    }),
+  ],
 };

@@ -2,11 +2,8 @@
 // a Velox server through fetchHandler(), on @hono/node-server and on Bun.serve, against raw uWS
 // answering the same routes by hand (the limit). See benchmarks/README.md, "Suites".
 
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { idleProbe } from '../lib/idle-probe.mjs';
 
-const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const IDLE_CLIENT = path.join(BENCH_DIR, 'servers', 'fetch', 'idle-client.mjs');
 const IDLE_CONNECTIONS = 5000;
 
 const JSON_PAYLOAD = { id: 123, name: 'velox', tags: ['a', 'b'], ok: true };
@@ -83,57 +80,11 @@ export default {
     { label: 'fetchHandler() / serve() (body)', a: ['fetch-body', 'velox-fetch-handler'], b: ['fetch-body', 'velox-fetch'] },
   ],
   probes: [
-    {
+    idleProbe({
       name: 'fetch-idle',
-      title: `Server RSS with ${IDLE_CONNECTIONS.toLocaleString('en-US')} idle keep-alive connections (each served one GET /)`,
       servers: SERVERS,
-      async check({ url }) {
-        const res = await fetch(`${url}/`);
-        if (res.status !== 200 || (await res.text()) !== 'Hi') throw new Error(`fetch-idle: expected 200 Hi from ${url}/`);
-      },
-      async run(ctx) {
-        const rows = [];
-        for (const fw of ctx.frameworks) {
-          const server = await ctx.start(fw.id);
-          await new Promise((r) => setTimeout(r, 500));
-          const before = server.rssMiB();
-          const client = ctx.spawnPinned(ctx.clientCpu, process.execPath, [IDLE_CLIENT, String(server.port), String(IDLE_CONNECTIONS)], { cwd: BENCH_DIR, stdio: ['pipe', 'pipe', 'pipe'] });
-          try {
-            let out = '';
-            const line = (prefix) =>
-              new Promise((resolve, reject) => {
-                const timer = setTimeout(() => reject(new Error(`${fw.id}: no ${prefix} line from the idle client within 120 s`)), 120_000);
-                const onData = (d) => {
-                  out += d;
-                  const m = new RegExp(`${prefix} (\\d+)`).exec(out);
-                  if (m) {
-                    clearTimeout(timer);
-                    client.stdout.off('data', onData);
-                    out = '';
-                    resolve(Number(m[1]));
-                  }
-                };
-                client.stdout.on('data', onData);
-                client.once('exit', (code) => reject(new Error(`${fw.id}: the idle client exited (${code})`)));
-              });
-            await line('READY');
-            await new Promise((r) => setTimeout(r, 1000));
-            const after = server.rssMiB();
-            client.stdin.write('?\n');
-            const open = await line('OPEN');
-            rows.push([fw.label, before, after, open, open > 0 ? ((after - before) * 1024 * 1024) / open / 1024 : Number.NaN]);
-            ctx.log(`fetch-idle ${fw.id}: ${before.toFixed(1)} → ${after.toFixed(1)} MiB, ${open} open`);
-          } finally {
-            client.kill('SIGTERM');
-            await server.stop();
-          }
-        }
-        return {
-          columns: ['Framework', 'RSS before (MiB)', 'RSS after (MiB)', 'connections open when measured', 'KiB per connection'],
-          rows,
-          notes: `Each server's process tree before, and 1 s after, ${IDLE_CONNECTIONS.toLocaleString('en-US')} keep-alive connections were opened and each served one GET / (servers/fetch/idle-client.mjs, on the client CPU). Node's http server (@hono/node-server) closes idle keep-alive connections after 5 s and uWS after 10 s, so the count of connections still open when RSS was read is shown.`,
-        };
-      },
-    },
+      connections: IDLE_CONNECTIONS,
+      notes: 'Node\'s http server (@hono/node-server) closes idle keep-alive connections after 5 s and uWS after 10 s, so the count of connections still open when RSS was read is shown.',
+    }),
   ],
 };

@@ -22,6 +22,10 @@ export function expressAppScenarios(express) {
     'xapp-ping'(app) {
       app.get('/', (req, res) => res.send('Hi'));
     },
+    // The idle-connection probe (lib/idle-probe.mjs): the same answer as ping.
+    'xapp-idle'(app) {
+      app.get('/', (req, res) => res.send('Hi'));
+    },
     'xapp-query'(app) {
       app.get('/id/:id', (req, res) => {
         res.set('x-powered', 'velox-bench');

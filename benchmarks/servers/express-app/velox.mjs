@@ -15,6 +15,9 @@ await serve({
     'xapp-ping'(app) {
       app.get('/', (req, res) => res.send('Hi'));
     },
+    'xapp-idle'(app) {
+      app.get('/', (req, res) => res.send('Hi'));
+    },
     'xapp-query'(app) {
       app.get('/id/:id', (req, res) => res.set('x-powered', 'velox-bench').send(`${req.params.id} ${req.query.name}`));
     },

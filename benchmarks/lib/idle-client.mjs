@@ -1,9 +1,9 @@
-// The fetch suite's idle-connection client: opens <connections> keep-alive connections to
+// The idle-connection client of the fetch and express-app suites: opens <connections> keep-alive connections to
 // 127.0.0.1:<port>, sends one `GET /` on each and reads its answer (so every connection has
 // served a request, as a browser's idle connection has), prints `READY <open>` and holds them;
 // prints `OPEN <n>` whenever asked on stdin (a line), so the probe can tell how many the server
-// kept open when it measured. Run by suites/fetch.mjs on the client CPU:
-//   node servers/fetch/idle-client.mjs <port> <connections>
+// kept open when it measured. Run by lib/idle-probe.mjs on the client CPU:
+//   node lib/idle-client.mjs <port> <connections>
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 
