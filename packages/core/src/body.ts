@@ -18,8 +18,9 @@ import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
 import type { HttpResponse } from '@based/uws';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import type { Request } from './request.ts';
 import type { Response } from './response.ts';
-import { kCork } from './symbols.ts';
+import { kAbort, kCork, kUnreadBody } from './symbols.ts';
 
 /** The shared empty chunk list: most bodies arrive in one piece and never need a list of their own. */
 const NO_CHUNKS: Buffer[] = [];
@@ -444,4 +445,38 @@ function isChunked(coding: string): boolean {
 /** A client-sent value, quoted and cut short, for an error message. */
 export function quote(value: string): string {
   return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}
+
+/**
+ * @internal Answers (through `ures`; the caller has corked and written the head) while refusing
+ * the rest of the request's body: a 413, or any answer after a body was cut at maxBodyLength. Closing the connection at once would reset it under a client that is
+ * still writing, and such a client often never reads the answer (EPIPE, ECONNRESET). So the
+ * answer says `Connection: close`, and the rest of the body is read and dropped first:
+ * - a rest of known length up to LINGER_BYTES: the answer goes out whole, uWS reads the rest
+ *   (the body drops it), and the client closes (as asked) or uWS's idle timeout does;
+ * - otherwise: the head and body go out at once as one chunk, and the response's end waits
+ *   until the body ends or goes quiet for LINGER_QUIET_MS (then the client may close), or
+ *   LINGER_MS pass (then the connection is cut). uWS (v20.30 and v20.51) cannot close a
+ *   connection once a response is complete, so this is how the reading stays bounded.
+ * Returns false when no body is left to refuse (the caller ends as usual).
+ */
+export function refuseRest(ures: HttpResponse, req: Request, body: string | Uint8Array | ArrayBuffer): boolean {
+  const unread = req[kUnreadBody]();
+  if (unread === null) return false;
+  ures.writeHeader('connection', 'close');
+  const length = unread.expectedLength;
+  // uWS closes at once after any answer to a request that asked for it (a 5-character
+  // Connection value): only a held answer keeps the connection open for the rest.
+  if (length >= 0 && length - unread.received <= LINGER_BYTES && req.get('connection')?.length !== 5) {
+    ures.end(body, false);
+    return true;
+  }
+  if ((typeof body === 'string' ? body.length : body.byteLength) > 0) ures.write(body);
+  // The response is over for Velox but not for uWS, which wants an abort handler meanwhile.
+  ures.onAborted(() => req[kAbort]());
+  unread.linger((how) => {
+    if (how === LingerEnd.Cut) ures.close();
+    else ures.cork(() => ures.end());
+  });
+  return true;
 }

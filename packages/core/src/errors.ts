@@ -126,3 +126,8 @@ export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 export function invalidOption(message: string): VeloxError {
   return new VeloxError(ErrorCodes.INVALID_OPTION, message);
 }
+
+/** @internal The error of a write after the response was sent. */
+export function headersSent(): VeloxError {
+  return new VeloxError(ErrorCodes.HEADERS_SENT, 'The response was already sent');
+}

@@ -1,6 +1,6 @@
 /**
  * The client's address and the proxies in front of it: what `req.ip`, `req.ips`, `req.hostname`
- * and `req.protocol` read, under the server's `trustProxy`.
+ * and `req.protocol` answer, under the server's `trustProxy`.
  */
 import type { Request } from './request.ts';
 
@@ -23,6 +23,22 @@ export function forwardedChain(req: Request<unknown, unknown>, trust: Trust): st
     chain.push(addr);
   }
   return chain;
+}
+
+/** The host name from `Host` (or `X-Forwarded-Host` from a trusted proxy), without the port (`req.hostname`). */
+export function hostname(req: Request<unknown, unknown>, trust: Trust): string {
+  let host = (trusted(req, trust) && req.get('x-forwarded-host')?.split(',')[0]?.trim()) || req.get('host') || '';
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.indexOf(':');
+  if (colon >= 0) host = host.slice(0, colon);
+  return host;
+}
+
+/** `own` (the server's scheme), or `X-Forwarded-Proto` from a trusted proxy (`req.protocol`). */
+export function protocol(req: Request<unknown, unknown>, trust: Trust, own: string): string {
+  if (!trusted(req, trust)) return own;
+  const forwarded = req.get('x-forwarded-proto');
+  return forwarded ? forwarded.split(',')[0]!.trim().toLowerCase() : own;
 }
 
 const decoder = new TextDecoder();

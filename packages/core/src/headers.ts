@@ -1,14 +1,17 @@
 /**
- * Response headers: the checks every header name and value passes (`checkName`, `checkValue`),
- * headers as a flat list (name, value, name, value…) and the per-route cache of the
- * response head last written. A list costs less than a keyed record here: a response holds a few
+ * Headers: for responses, the checks every header name and value passes (`checkName`,
+ * `checkValue`), headers as a flat list (name, value, name, value…) and the per-route cache of
+ * the response head last written; for requests, the copy of uWS's headers and the record
+ * `req.headers` is built from it. A list costs less than a keyed record here: a response holds a few
  * headers, names are compared by identity (they come out of one table of checked names), and a
  * push never changes an object's hidden class.
  */
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
-import type { HttpResponse } from '@based/uws';
+import type { HttpRequest, HttpResponse } from '@based/uws';
+import { Bag } from './bag.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
+import type { Headers } from './types.ts';
 
 /**
  * One header's value: a string, or a frozen list for a header sent on several lines.
@@ -145,4 +148,34 @@ export function checkValue(name: string, value: string | number): string {
     });
   }
   return text;
+}
+
+let collecting: string[] | undefined;
+/** uWS's forEach callback: one module-level function, so copying headers allocates no closure. */
+function collect(key: string, value: string): void {
+  collecting!.push(key, value);
+}
+
+/**
+ * @internal Every header of uWS's request as a flat [name, value, …] list: the cheapest copy
+ * (one push per header), made when the handler goes async.
+ */
+export function copyHeaderList(ureq: HttpRequest): string[] {
+  const raw: string[] = [];
+  collecting = raw;
+  ureq.forEach(collect);
+  collecting = undefined;
+  return raw;
+}
+
+/** @internal `req.headers` from the copied list: repeated headers joined (Cookie with `; `, others with `, `). */
+export function headerRecord(raw: string[]): Headers {
+  const headers = new Bag<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i]!;
+    const value = raw[i + 1]!;
+    const prev = headers[key];
+    headers[key] = prev === undefined ? value : `${prev}${key === 'cookie' ? '; ' : ', '}${value}`;
+  }
+  return headers;
 }

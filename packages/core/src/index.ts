@@ -23,7 +23,9 @@ export type { TlsOptions, CloseOptions, ListenInfo, ListenOptions, ListenCallbac
 export type { CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './signals.ts';
 export type { WebSocketRoute, WebSocketMessage, PublishOptions } from './ws-routes.ts';
 export type { Query, Headers, JsonOptions } from './types.ts';
-export type { CookieOptions, StreamOptions, EventOptions, EventStream } from './response.ts';
+export type { CookieOptions } from './response-cookies.ts';
+export type { StreamOptions } from './response-stream.ts';
+export type { EventOptions, EventStream } from './event-stream.ts';
 export type { HeaderValue } from './headers.ts';
 export type { PluginFix, PlaceholderKind, PlaceholderTarget } from './placeholders.ts';
 export type { VeloxErrorOptions, ErrorCode } from './errors.ts';

@@ -3,29 +3,34 @@
  * uWS's HttpRequest; if the handler goes async, what it may still need is copied once before
  * the callback returns (uWS's HttpRequest lives on the stack of that callback).
  */
-import { Buffer } from 'node:buffer';
-import { Readable } from 'node:stream';
+import type { Buffer } from 'node:buffer';
+import type { Readable } from 'node:stream';
 import type { HttpRequest, HttpResponse } from '@based/uws';
-import { As, Body, bodyFraming, isJsonType, quote } from './body.ts';
+import { As, Body } from './body.ts';
 import { Bag } from './bag.ts';
 import { cookieInLine, isOwnCookies, parseCookieHeader, readSignedCookies } from './cookies.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
-import { forwardedChain, textAddress, trusted } from './forwarded.ts';
+import { copyHeaderList, headerRecord } from './headers.ts';
+import { forwardedChain, hostname, protocol, textAddress } from './forwarded.ts';
 import { installRequestHelpers } from './negotiation.ts';
+import { bodyStream, framingOf, readBody, readJson, readUrlencoded } from './request-body.ts';
 import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
 import {
   kAbort,
   kBaseUrl,
+  kBody,
   kBodyUnstarted,
   kCloseAfter,
   kConfig,
   kDetach,
   kEnd,
+  kFraming,
   kKeepAddress,
   kOriginalUrl,
   kOverflowed,
+  kRawHeader,
   kRelease,
   kUnreadBody,
 } from './symbols.ts';
@@ -176,14 +181,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
   /** All headers, lower-case names. */
   get headers(): Headers {
     if (this.#headers) return this.#headers;
-    const raw = this.#rawHeaders ?? this.#copyHeaders();
-    const headers = new Bag<string>();
-    for (let i = 0; i < raw.length; i += 2) {
-      const key = raw[i]!;
-      const value = raw[i + 1]!;
-      const prev = headers[key];
-      headers[key] = prev === undefined ? value : `${prev}${key === 'cookie' ? '; ' : ', '}${value}`;
-    }
+    const headers = headerRecord(this.#rawHeaders ?? this.#copyHeaders());
     this.#rawHeaders = undefined;
     return (this.#headers = headers);
   }
@@ -193,12 +191,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
    * per header), made when the handler goes async. The record is built from it on first use.
    */
   #copyHeaders(): string[] {
-    const ureq = this.#live();
-    const raw: string[] = [];
-    collecting = raw;
-    ureq.forEach(collect);
-    collecting = undefined;
-    return (this.#rawHeaders = raw);
+    return (this.#rawHeaders = copyHeaderList(this.#live()));
   }
 
   /** One header from the copied list, without building the record (the first occurrence). */
@@ -344,19 +337,12 @@ export class Request<Params = Record<string, string>, Q = Query> {
 
   /** The host name from `Host` (or `X-Forwarded-Host` with `trustProxy`), without the port. */
   get hostname(): string {
-    let host = (trusted(this, this.server[kConfig].trust) && this.get('x-forwarded-host')?.split(',')[0]?.trim()) || this.get('host') || '';
-    if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-    const colon = host.indexOf(':');
-    if (colon >= 0) host = host.slice(0, colon);
-    return host;
+    return hostname(this, this.server[kConfig].trust);
   }
 
   /** `https` or `http`; with `trustProxy`, `X-Forwarded-Proto` counts. */
   get protocol(): string {
-    const own = this.server[kConfig].tls ? 'https' : 'http';
-    if (!trusted(this, this.server[kConfig].trust)) return own;
-    const forwarded = this.get('x-forwarded-proto');
-    return forwarded ? forwarded.split(',')[0]!.trim().toLowerCase() : own;
+    return protocol(this, this.server[kConfig].trust, this.server[kConfig].tls ? 'https' : 'http');
   }
 
   /** True for `https`. */
@@ -377,7 +363,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
    * ```
    */
   text(): Promise<string> {
-    return this.#readBody(As.Text);
+    return readBody(this, As.Text);
   }
 
   /**
@@ -388,7 +374,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
    * ```
    */
   buffer(): Promise<Buffer> {
-    return this.#readBody(As.Buffer);
+    return readBody(this, As.Buffer);
   }
 
   /**
@@ -403,14 +389,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
    * ```
    */
   json<T = any>(options?: JsonOptions): Promise<T> {
-    const body = this.#getBody();
-    if (body === null) return this.#noBody(As.Json);
-    if (options?.anyType !== true) {
-      // Read from the header copy the body has just made (or the record, if built).
-      const type = this.#rawHeader('content-type');
-      if (!isJsonType(type)) return Promise.reject(unsupportedType(type));
-    }
-    return body.read(this.server[kConfig].maxBodyLength, As.Json);
+    return readJson(this, options);
   }
 
   /**
@@ -420,14 +399,8 @@ export class Request<Params = Record<string, string>, Q = Query> {
    * app.post('/form', async (req, res) => res.send((await req.urlencoded()).name));
    * ```
    */
-  async urlencoded(): Promise<Query> {
-    const text: string = await this.#readBody(As.Text);
-    try {
-      decodeURIComponent(text.replace(/\+/g, ' '));
-    } catch (cause) {
-      throw new VeloxError(ErrorCodes.BAD_ENCODING, 'Body has a malformed percent-escape', { status: 400, cause });
-    }
-    return parseQuery(text);
+  urlencoded(): Promise<Query> {
+    return readUrlencoded(this);
   }
 
   /**
@@ -442,17 +415,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
    * ```
    */
   stream(): Readable {
-    const body = this.#getBody();
-    if (!body) {
-      if (this.#framing) {
-        const failed = new Readable({ read() {} });
-        setImmediate(destroyWith, failed, this.#framing);
-        return failed;
-      }
-      // No body was announced: an empty stream.
-      return Readable.from([]);
-    }
-    return body.stream();
+    return bodyStream(this);
   }
 
   /**
@@ -467,27 +430,6 @@ export class Request<Params = Record<string, string>, Q = Query> {
     return this.stream()[Symbol.asyncIterator]();
   }
 
-  #readBody(as: As): Promise<any> {
-    const body = this.#getBody();
-    if (body) return body.read(this.server[kConfig].maxBodyLength, as);
-    return this.#noBody(as);
-  }
-
-  /** What a read answers when there is no body to read: unsafe framing, or an empty body. */
-  #noBody(as: As): Promise<any> {
-    const framing = this.#framing;
-    if (framing) {
-      // Failed from a later turn of the event loop, never inside uWS's callback: uWS (v20.30 and
-      // v20.51 alike) drops the "close" of a response ended there when more requests follow in
-      // the same read, and would go on to answer the smuggled one. A response still pending
-      // when uWS reaches the next request makes uWS close the connection instead; with nothing
-      // behind it, the 400 goes out with Connection: close.
-      return new Promise((_resolve, reject) => setImmediate(reject, framing));
-    }
-    if (as === As.Json) return Promise.reject(new VeloxError(ErrorCodes.BAD_JSON, 'Body is empty, expected JSON', { status: 400 }));
-    return Promise.resolve(as === As.Text ? '' : Buffer.alloc(0));
-  }
-
   #getBody(): Body | null {
     if (this.#body !== undefined) return this.#body;
     if (!this.#ureq) return (this.#body = null); // no body was announced before the handler went async
@@ -496,39 +438,9 @@ export class Request<Params = Record<string, string>, Q = Query> {
 
   #startBody(): Body | null {
     // A body means the handler goes async, and then every header is copied anyway: copy them
-    // now and read the framing headers from the copy rather than asking uWS again. Every line
-    // counts: uWS frames the body by the first Content-Length line (an empty one as no body) and
-    // takes any non-empty Transfer-Encoding for chunked, where a proxy in front may read the
-    // message otherwise (request smuggling). Such a request is answered 400 and its connection
-    // closed. (uWS itself refuses both framing headers non-empty together, before any route.)
-    let length: string | undefined;
-    let coding: string | undefined;
-    let conflict = false;
+    // now and read the framing headers from the copy rather than asking uWS again.
     const headers = this.#headers;
-    if (headers) {
-      length = headers['content-length'];
-      coding = headers['transfer-encoding'];
-      if (length !== undefined && length.indexOf(',') >= 0) {
-        // Lines joined into the record: a list of one value repeated is that value.
-        const first = length.slice(0, length.indexOf(',')).trim();
-        conflict = length.split(',').some((part) => part.trim() !== first);
-        length = first;
-      }
-    } else {
-      const raw = this.#rawHeaders ?? this.#copyHeaders();
-      for (let i = 0; i < raw.length; i += 2) {
-        const key = raw[i]!;
-        if (key === 'content-length') {
-          const value = raw[i + 1]!;
-          if (length === undefined) length = value;
-          else if (value !== length) conflict = true;
-        } else if (key === 'transfer-encoding') {
-          const value = raw[i + 1]!;
-          coding = coding === undefined ? value : `${coding}, ${value}`;
-        }
-      }
-    }
-    const framing = bodyFraming(length, coding, conflict);
+    const framing = framingOf(headers, headers ? undefined : (this.#rawHeaders ?? this.#copyHeaders()));
     if (typeof framing === 'string') return this.#badFraming(framing);
     return (this.#body = framing !== 0 ? new Body(this.#ures, this.res, framing) : null);
   }
@@ -612,6 +524,21 @@ export class Request<Params = Record<string, string>, Q = Query> {
     this.#ureq = null;
   }
 
+  /** @internal The body (started now if it was not yet), or null when there is none to read (request-body.ts). */
+  [kBody](): Body | null {
+    return this.#getBody();
+  }
+
+  /** @internal The error every body read fails with when the framing was unsafe (request-body.ts). */
+  get [kFraming](): VeloxError | undefined {
+    return this.#framing;
+  }
+
+  /** @internal One header from the copied list, without building `req.headers` (request-body.ts). */
+  [kRawHeader](name: string): string | undefined {
+    return this.#rawHeader(name);
+  }
+
   /**
    * @internal The body still to come, for an answer that refuses it (started now if it was not
    * yet, while uWS's request is live); null when no body was announced or all of it arrived.
@@ -676,22 +603,4 @@ export class Request<Params = Record<string, string>, Q = Query> {
 // @velox/express provides are placeholders until it does (placeholders.ts).
 installRequestHelpers(Request.prototype);
 
-
-function destroyWith(stream: Readable, err: Error): void {
-  stream.destroy(err);
-}
-
-function unsupportedType(type: string | undefined): VeloxError {
-  return new VeloxError(
-    ErrorCodes.UNSUPPORTED_MEDIA_TYPE,
-    `Expected a JSON body with Content-Type: application/json, got ${type === undefined || type === '' ? 'no Content-Type' : quote(type)}`,
-    { status: 415 },
-  );
-}
-
-let collecting: string[] | undefined;
-/** uWS's forEach callback: one module-level function, so copying headers allocates no closure. */
-function collect(key: string, value: string): void {
-  collecting!.push(key, value);
-}
 

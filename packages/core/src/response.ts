@@ -7,17 +7,21 @@ import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { HttpResponse, us_socket_context_t } from '@based/uws';
 import { Bag } from './bag.ts';
-import { type CookieSerializeOptions, serializeCookie, signCookieValue } from './cookies.ts';
-import { LINGER_BYTES, LingerEnd } from './body.ts';
+import { Hold } from './before-head.ts';
+import { refuseRest } from './body.ts';
 import { contentType, TYPES } from './content-type.ts';
 import { LazyEmitter } from './emitter.ts';
-import { ErrorCodes, VeloxError } from './errors.ts';
+import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
+import { type EventStream, openEventStream } from './event-stream.ts';
 import { checkName, checkValue, type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
 import { installResponseHelpers } from './negotiation.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import { redirect } from './redirect.ts';
+import { clearCookie, type CookieOptions, setCookie } from './response-cookies.ts';
+import { type StreamOptions, streamTo } from './response-stream.ts';
 import {
   kAbort,
   kCloseAfter,
@@ -25,60 +29,24 @@ import {
   kCork,
   kDetach,
   kEnd,
+  kEndVia,
+  kFinish,
   kHasListeners,
+  kHold,
   kInflight,
+  kIsHead,
   kKeepAddress,
   kNextInflight,
   kOverflowed,
   kPrevInflight,
+  kReplaced,
+  kSetHeader,
+  kStartOver,
+  kTakeHold,
+  kTryEnd,
   kUnreadBody,
   kUpgrade,
 } from './symbols.ts';
-
-/** Options of {@link Response.cookie}. */
-export interface CookieOptions extends Omit<CookieSerializeOptions, 'encode' | 'maxAge'> {
-  /**
-   * Sign the value (read it back from `req.signedCookies`): with cookie-parser's secret
-   * (`req.secret`) where cookie-parser ran, as Express does, else with the server's first
-   * `cookieSecret`.
-   */
-  signed?: boolean;
-  /** Lifetime in milliseconds (as in Express); sets both `Max-Age` and `Expires`. */
-  maxAge?: number;
-}
-
-/** Options of {@link Response.stream}. */
-export interface StreamOptions {
-  /** Total size in bytes, when known: sent as Content-Length and written with uWS's `tryEnd`. */
-  size?: number;
-}
-
-/** Options of one Server-Sent Event. */
-export interface EventOptions {
-  event?: string;
-  id?: string;
-  /** Reconnection delay for the client, in milliseconds. */
-  retry?: number;
-}
-
-/**
- * A Server-Sent Events stream, from {@link Response.sse}.
- * @example
- * ```ts
- * const events = res.sse();
- * events.send({ price: 42 }, { event: 'tick' });
- * ```
- */
-export interface EventStream {
-  /** Sends one event; objects are sent as JSON. Returns false under backpressure. */
-  send(data: unknown, options?: EventOptions): boolean;
-  /** Sends a comment line (keeps proxies from timing out). */
-  comment(text: string): boolean;
-  /** Ends the stream. */
-  close(): void;
-  /** True once the stream ended or the client left. */
-  readonly closed: boolean;
-}
 
 const enum Phase {
   /** Inside uWS's callback: uWS has corked the socket for us. */
@@ -90,16 +58,6 @@ const enum Phase {
 }
 
 const RESOLVED = Promise.resolve();
-
-/** The beforeHead() state of one response. */
-interface Hold {
-  /** Tasks not run yet. */
-  tasks: Array<(res: Response) => unknown>;
-  /** Writes waiting for a task's promise, in order; null while nothing waits. */
-  queue: Array<(go: boolean) => void> | null;
-  /** Whether an ending write (end, send, stream, upgrade) is among them. */
-  ending: boolean;
-}
 
 /**
  * The response, handed to every middleware and handler. Every write is corked; writes after
@@ -221,88 +179,9 @@ export class Response extends LazyEmitter {
     if (typeof task !== 'function') throw new VeloxError(ErrorCodes.INVALID_OPTION, 'beforeHead() takes a function (res) => …');
     if (this.#headersSent || this.#phase >= Phase.Done) throw headersSent();
     const hold = this.#hold;
-    if (hold === null) this.#hold = { tasks: [task], queue: null, ending: false };
+    if (hold === null) this.#hold = new Hold(this, task);
     else hold.tasks.push(task);
     return this;
-  }
-
-  /**
-   * Runs the beforeHead tasks before `op` writes anything. Returns false when `op` may go on at
-   * once (no tasks, or they all finished synchronously); true when it was queued behind them
-   * (or dropped, when a task failed). `op(false)` is called when the answer was replaced.
-   */
-  #defer(op: (go: boolean) => void, ending: boolean): boolean {
-    const hold = this.#hold!;
-    if (hold.queue !== null) {
-      if (ending && hold.ending) throw headersSent();
-      hold.queue.push(op);
-      hold.ending ||= ending;
-      return true;
-    }
-    let pending: Promise<unknown> | undefined;
-    while (hold.tasks.length > 0 && pending === undefined) {
-      const task = hold.tasks.shift()!;
-      let result: unknown;
-      try {
-        result = task(this);
-      } catch (err) {
-        this.#holdFailed(err, op);
-        return true;
-      }
-      if (result && typeof (result as Promise<unknown>).then === 'function') pending = result as Promise<unknown>;
-    }
-    if (pending === undefined) {
-      this.#hold = null;
-      return false;
-    }
-    hold.queue = [op];
-    hold.ending = ending;
-    pending.then(
-      () => this.#resume(hold),
-      (err: unknown) => this.#holdFailed(err),
-    );
-    return true;
-  }
-
-  /** A task's promise settled: run the tasks added meanwhile, then the queued writes in order. */
-  #resume(hold: Hold): void {
-    const queue = hold.queue!;
-    const ending = hold.ending;
-    hold.queue = null;
-    hold.ending = false;
-    const all = (go: boolean): void => {
-      for (const op of queue) this.#run(op, go);
-    };
-    if (this.#phase === Phase.Aborted) {
-      this.#hold = null;
-      return all(false);
-    }
-    if (hold.tasks.length > 0 && this.#defer(all, ending)) return;
-    this.#hold = null;
-    all(true);
-  }
-
-  /** Runs a queued write; one that throws (a bug in a handler) is logged, as nobody awaits it. */
-  #run(op: (go: boolean) => void, go: boolean): void {
-    try {
-      op(go && this.#phase < Phase.Done);
-    } catch (err) {
-      this.#life.config.logger?.error(err);
-    }
-  }
-
-  /** A beforeHead task failed: drop the answer that was waiting and let the error handler answer. */
-  #holdFailed(err: unknown, op?: (go: boolean) => void): void {
-    const hold = this.#hold;
-    this.#hold = null;
-    const queue = hold?.queue ?? [];
-    if (hold) hold.queue = null;
-    if (op) queue.push(op);
-    for (const waiting of queue) this.#run(waiting, false);
-    if (this.#phase >= Phase.Done) return;
-    this.statusCode = 200;
-    this.#headers = null;
-    this.#life.fail(err, this.req, this);
   }
 
   /**
@@ -444,21 +323,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   cookie(name: string, value: string, options: CookieOptions = {}): this {
-    const { signed, maxAge, ...rest } = options;
-    let text = value;
-    if (signed) {
-      const secret = this.req.secret || this.#life.config.secrets[0];
-      if (!secret) {
-        throw new VeloxError(ErrorCodes.NO_COOKIE_SECRET, "Signed cookies need the cookieSecret option (or cookie-parser's secret: cookieParser('secret'))");
-      }
-      text = `s:${signCookieValue(value, secret)}`;
-    }
-    const serializeOptions: CookieSerializeOptions = { path: '/', ...rest };
-    if (maxAge !== undefined) {
-      serializeOptions.maxAge = Math.floor(maxAge / 1000);
-      serializeOptions.expires = new Date(Date.now() + maxAge);
-    }
-    return this.append('set-cookie', serializeCookie(name, text, serializeOptions));
+    return setCookie(this, name, value, options) as this;
   }
 
   /**
@@ -469,8 +334,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   clearCookie(name: string, options: Omit<CookieOptions, 'maxAge' | 'expires'> = {}): this {
-    const { signed: _signed, ...rest } = options;
-    return this.append('set-cookie', serializeCookie(name, '', { path: '/', ...rest, expires: new Date(0) }));
+    return clearCookie(this, name, options) as this;
   }
 
   /**
@@ -534,11 +398,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   redirect(statusOrUrl: number | string, url?: string): this {
-    const status = typeof statusOrUrl === 'number' ? statusOrUrl : 302;
-    const location = typeof statusOrUrl === 'string' ? statusOrUrl : url!;
-    this.status(status).#set('location', encodeURI(decodeSafe(location)));
-    this.#set('content-type', TYPES.text!);
-    this.#finish(`${STATUS_CODES[status] ?? 'Redirecting'}. Redirecting to ${location}`);
+    redirect(this, statusOrUrl, url);
     return this;
   }
 
@@ -612,7 +472,7 @@ export class Response extends LazyEmitter {
     if (typeof encoding === 'function') callback = encoding;
     else if (typeof chunk === 'string' && encoding && encoding !== 'utf8' && encoding !== 'utf-8') chunk = Buffer.from(chunk, encoding);
     if (callback) queueMicrotask(callback);
-    if (this.#hold !== null && this.#defer((go) => go && this.write(chunk) && this.emit('drain'), false)) return false;
+    if (this.#hold?.defer((go) => go && this.write(chunk) && this.emit('drain'), false)) return false;
     if (this.#head) {
       this.#startHead();
       return true;
@@ -688,96 +548,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   stream(source: Readable, options: StreamOptions = {}): Promise<void> {
-    if (this.#hold !== null) {
-      return new Promise<void>((resolve, reject) => {
-        const go = (ok: boolean) => {
-          if (ok) this.stream(source, options).then(resolve, reject);
-          else {
-            source.destroy();
-            resolve();
-          }
-        };
-        if (!this.#defer(go, true)) go(true);
-      });
-    }
-    const size = options.size;
-    return new Promise<void>((resolve, reject) => {
-      if (this.#phase >= Phase.Done) {
-        source.destroy();
-        return this.aborted ? resolve() : reject(headersSent());
-      }
-      let sent = 0;
-      let settled = false;
-      const finish = (err?: unknown) => {
-        if (settled) return;
-        settled = true;
-            this.off('close', onClose);
-        if (err) reject(err);
-        else resolve();
-      };
-      const onClose = () => {
-        source.destroy();
-        finish();
-      };
-      this.on('close', onClose);
-      source.on('error', (err) => {
-        if (!this.#headersSent) return finish(err);
-        // Part of the body is out: all we can do is cut the connection so the client sees it.
-        this.destroy();
-        finish(err);
-      });
-      // A write or end a middleware replaced (compression) must see every chunk: no tryEnd then.
-      if (size === undefined || this.#head || this.write !== WRITE || this.end !== END) {
-        source.on('data', (chunk: Buffer) => {
-          if (!this.write(chunk) && !this.aborted) {
-            source.pause();
-            this.once('drain', () => source.resume());
-          }
-        });
-        source.on('end', () => {
-          if (this.#phase < Phase.Done) {
-            if (this.#head && size !== undefined && !this.hasHeader('content-length')) this.#set('content-length', size);
-            this.#endVia('');
-          }
-          finish();
-        });
-        return;
-      }
-      source.on('data', (chunk: Buffer) => {
-        if (this.#phase >= Phase.Done) return;
-        const last = sent + chunk.length >= size;
-        if (last) this.#beforeEnd();
-        const offset = this.atomic(() => {
-          if (!this.#headersSent) this.#writeHead();
-          return this.#ures.getWriteOffset();
-        });
-        const [ok, done] = this.#tryEnd(chunk, size);
-        sent += chunk.length;
-        if (done) {
-          this.#afterEnd();
-          source.destroy();
-          return;
-        }
-        if (!ok) {
-          source.pause();
-          this.#onWritable = (at) => {
-            const [ok2, done2] = this.#tryEnd(chunk.subarray(at - offset), size);
-            if (done2) this.#afterEnd();
-            else if (ok2) {
-              this.#onWritable = undefined;
-              source.resume();
-            }
-            return ok2;
-          };
-          this.#registerWritable();
-        }
-      });
-      source.on('end', () => {
-        // The source gave fewer bytes than promised: the client would wait forever.
-        if (this.#phase < Phase.Done) this.destroy();
-        finish();
-      });
-    });
+    return streamTo(this, source, options);
   }
 
   /**
@@ -792,39 +563,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   sse(): EventStream {
-    this.#set('content-type', TYPES.events!);
-    this.#set('cache-control', 'no-cache');
-    this.#set('x-accel-buffering', 'no');
-    const res = this;
-    let closed = false;
-    res.on('close', () => {
-      closed = true;
-    });
-    res.write(':\n\n');
-    return {
-      send(data, options = {}) {
-        if (closed) return false;
-        let frame = '';
-        if (options.event) frame += `event: ${oneLine(options.event)}\n`;
-        if (options.id) frame += `id: ${oneLine(options.id)}\n`;
-        if (options.retry !== undefined) frame += `retry: ${Math.floor(options.retry)}\n`;
-        const text = typeof data === 'string' ? data : JSON.stringify(data);
-        for (const line of text.split(/\r\n|\r|\n/)) frame += `data: ${line}\n`;
-        return res.write(`${frame}\n`);
-      },
-      comment(text) {
-        if (closed) return false;
-        return res.write(`: ${oneLine(text)}\n\n`);
-      },
-      close() {
-        if (closed) return;
-        closed = true;
-        if (res.#phase < Phase.Done) res.#endVia('');
-      },
-      get closed() {
-        return closed;
-      },
-    };
+    return openEventStream(this);
   }
 
   /**
@@ -876,7 +615,7 @@ export class Response extends LazyEmitter {
     const phase = this.#phase;
     if (phase === Phase.Aborted) return;
     if (phase === Phase.Done) throw headersSent();
-    if (this.#hold !== null && this.#defer((go) => go && this.#end(body), true)) return;
+    if (this.#hold?.defer((go) => go && this.#end(body), true)) return;
     this.#beforeEnd(body);
     if (phase === Phase.Sync) this.#writeEnd(body);
     else this.#ures.cork(() => this.#writeEnd(body));
@@ -909,55 +648,11 @@ export class Response extends LazyEmitter {
       ures.end(body, false);
     } else if (this.#close) {
       ures.end(body, true);
-    } else if ((status === 413 || this.req[kOverflowed]) && this.#refuse(body)) {
+    } else if ((status === 413 || this.req[kOverflowed]) && refuseRest(this.#ures, this.req, body)) {
       // Answered; the rest of the body is read and dropped before the connection closes.
     } else {
       ures.end(body, false);
     }
-  }
-
-  /**
-   * Answers while refusing the rest of the request's body: a 413, or any answer after a body was
-   * cut at maxBodyLength. Closing the connection at once would reset it under a client that is
-   * still writing, and such a client often never reads the answer (EPIPE, ECONNRESET). So the
-   * answer says `Connection: close`, and the rest of the body is read and dropped first:
-   * - a rest of known length up to LINGER_BYTES: the answer goes out whole, uWS reads the rest
-   *   (the body drops it), and the client closes (as asked) or uWS's idle timeout does;
-   * - otherwise: the head and body go out at once as one chunk, and the response's end waits
-   *   until the body ends or goes quiet for LINGER_QUIET_MS (then the client may close), or
-   *   LINGER_MS pass (then the connection is cut). uWS (v20.30 and v20.51) cannot close a
-   *   connection once a response is complete, so this is how the reading stays bounded.
-   * Returns false when no body is left to refuse (the caller ends as usual).
-   */
-  #refuse(body: string | Uint8Array | ArrayBuffer): boolean {
-    const req = this.req;
-    const unread = req[kUnreadBody]();
-    if (unread === null) return false;
-    const ures = this.#ures;
-    ures.writeHeader('connection', 'close');
-    const length = unread.expectedLength;
-    // uWS closes at once after any answer to a request that asked for it (a 5-character
-    // Connection value): only a held answer keeps the connection open for the rest.
-    if (length >= 0 && length - unread.received <= LINGER_BYTES && req.get('connection')?.length !== 5) {
-      ures.end(body, false);
-      return true;
-    }
-    if ((typeof body === 'string' ? body.length : body.byteLength) > 0) ures.write(body);
-    // The response is over for Velox but not for uWS, which wants an abort handler meanwhile.
-    ures.onAborted(() => req[kAbort]());
-    unread.linger((how) => {
-      if (how === LingerEnd.Cut) ures.close();
-      else ures.cork(() => ures.end());
-    });
-    return true;
-  }
-
-  #tryEnd(chunk: Uint8Array, size: number): [boolean, boolean] {
-    let result: [boolean, boolean] = [false, false];
-    this.atomic(() => {
-      result = this.#ures.tryEnd(chunk, size);
-    });
-    return result;
   }
 
   /**
@@ -977,6 +672,14 @@ export class Response extends LazyEmitter {
   #afterEnd(): void {
     this.#phase = Phase.Done;
     this.#life.finished(this.req, this, false);
+  }
+
+  #tryEnd(chunk: Uint8Array, size: number): [boolean, boolean] {
+    let result: [boolean, boolean] = [false, false];
+    this.atomic(() => {
+      result = this.#ures.tryEnd(chunk, size);
+    });
+    return result;
   }
 
   /** A write in a HEAD response: no body goes out, but onSend hooks run once, as for GET. */
@@ -1009,7 +712,7 @@ export class Response extends LazyEmitter {
   /** @internal Completes a WebSocket upgrade; headers set so far go out with the 101. */
   [kUpgrade](data: unknown, key: string, protocol: string, extensions: string): void {
     if (this.#phase >= Phase.Done) return;
-    if (this.#hold !== null && this.#defer((go) => go && this[kUpgrade](data, key, protocol, extensions), true)) return;
+    if (this.#hold?.defer((go) => go && this[kUpgrade](data, key, protocol, extensions), true)) return;
     this.#beforeEnd();
     const ures = this.#ures;
     const go = () => {
@@ -1051,6 +754,73 @@ export class Response extends LazyEmitter {
     });
   }
 
+  // What the helper files (before-head.ts, response-stream.ts, event-stream.ts, redirect.ts) reach.
+  /** @internal */
+  get [kHold](): Hold | null {
+    return this.#hold;
+  }
+  /** @internal */
+  [kTakeHold](): Hold | null {
+    const hold = this.#hold;
+    this.#hold = null;
+    return hold;
+  }
+  /** @internal */
+  [kStartOver](err: unknown): void {
+    this.statusCode = 200;
+    this.#headers = null;
+    this.#life.fail(err, this.req, this);
+  }
+  /** @internal */
+  get [kIsHead](): boolean {
+    return this.#head;
+  }
+  /** @internal */
+  [kSetHeader](name: string, value: HeaderValue | number): void {
+    this.#set(name, value);
+  }
+  /** @internal */
+  [kFinish](body: string | Uint8Array | ArrayBuffer): void {
+    this.#finish(body);
+  }
+  /** @internal */
+  [kEndVia](body: string): void {
+    this.#endVia(body);
+  }
+  /** @internal */
+  get [kReplaced](): boolean {
+    return this.write !== WRITE || this.end !== END;
+  }
+  /**
+   * @internal One chunk of a body of known `size` (stream()) through uWS's tryEnd, the head
+   * first if it is not out; `last` when it completes the body. Returns 2 when the response is
+   * complete, 1 when uWS took the chunk, 0 when uWS is full: `resume` runs once it took the rest.
+   */
+  [kTryEnd](chunk: Uint8Array, size: number, last: boolean, resume: () => void): number {
+    if (last) this.#beforeEnd();
+    const offset = this.atomic(() => {
+      if (!this.#headersSent) this.#writeHead();
+      return this.#ures.getWriteOffset();
+    });
+    const [ok, done] = this.#tryEnd(chunk, size);
+    if (done) {
+      this.#afterEnd();
+      return 2;
+    }
+    if (ok) return 1;
+    this.#onWritable = (at) => {
+      const [ok2, done2] = this.#tryEnd(chunk.subarray(at - offset), size);
+      if (done2) this.#afterEnd();
+      else if (ok2) {
+        this.#onWritable = undefined;
+        resume();
+      }
+      return ok2;
+    };
+    this.#registerWritable();
+    return 0;
+  }
+
   /** @internal The server is shutting down: ask the client to close the connection. */
   [kCloseAfter](): void {
     this.#close = true;
@@ -1081,19 +851,3 @@ const WRITE = Response.prototype.write;
 // res.vary (negotiation.ts). The Node.js/Express members that `nodeCompat` of @velox/express
 // provides are placeholders until it does (placeholders.ts).
 installResponseHelpers(Response.prototype);
-
-function headersSent(): VeloxError {
-  return new VeloxError(ErrorCodes.HEADERS_SENT, 'The response was already sent');
-}
-
-function oneLine(text: string): string {
-  return text.replace(/[\r\n]/g, ' ');
-}
-
-function decodeSafe(url: string): string {
-  try {
-    return decodeURI(url);
-  } catch {
-    return url;
-  }
-}

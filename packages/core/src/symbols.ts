@@ -39,3 +39,32 @@ export const kHasListeners: unique symbol = Symbol('velox.hasListeners');
 export const kInflight: unique symbol = Symbol('velox.inflight');
 export const kPrevInflight: unique symbol = Symbol('velox.prevInflight');
 export const kNextInflight: unique symbol = Symbol('velox.nextInflight');
+
+// What the response's helper files (before-head.ts, response-stream.ts, event-stream.ts,
+// response-helpers.ts) reach of its private state; the hot path stays inside the class.
+/** The response's beforeHead() state (a Hold), or null. */
+export const kHold: unique symbol = Symbol('velox.hold');
+/** Takes the response's Hold away (returns it, leaves null). */
+export const kTakeHold: unique symbol = Symbol('velox.takeHold');
+/** A beforeHead() task failed: forget status and headers, and let the error path answer. */
+export const kStartOver: unique symbol = Symbol('velox.startOver');
+/** True when the response answers a HEAD request (no body goes out). */
+export const kIsHead: unique symbol = Symbol('velox.isHead');
+/** Sets one header, checked (the class's own `set`, whatever a middleware replaced). */
+export const kSetHeader: unique symbol = Symbol('velox.setHeader');
+/** Ends the way send() does: through an `end` a middleware replaced, with Content-Length. */
+export const kFinish: unique symbol = Symbol('velox.finish');
+/** Ends with a last chunk, through an `end` a middleware replaced, else directly. */
+export const kEndVia: unique symbol = Symbol('velox.endVia');
+/** True when a middleware replaced the response's `write` or `end` (compression). */
+export const kReplaced: unique symbol = Symbol('velox.replaced');
+/** One chunk of a body of known size, through uWS's tryEnd (stream()). */
+export const kTryEnd: unique symbol = Symbol('velox.tryEnd');
+
+// What request-body.ts reaches of the request's private state.
+/** The request's body (started now if it was not yet), or null when there is none to read. */
+export const kBody: unique symbol = Symbol('velox.body');
+/** The error every body read fails with when the framing headers were unsafe, else undefined. */
+export const kFraming: unique symbol = Symbol('velox.framing');
+/** One header by lower-case name from the copied list, without building `req.headers`. */
+export const kRawHeader: unique symbol = Symbol('velox.rawHeader');

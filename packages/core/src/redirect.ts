@@ -1,0 +1,27 @@
+/**
+ * `res.redirect()`: the status (302 unless given), a Location header percent-encoded once, and
+ * a short text body that names the target.
+ */
+import { STATUS_CODES } from 'node:http';
+import { TYPES } from './content-type.ts';
+import type { Response } from './response.ts';
+import { kFinish, kSetHeader } from './symbols.ts';
+
+/** @internal What `res.redirect()` does. */
+export function redirect(res: Response, statusOrUrl: number | string, url?: string): void {
+  const status = typeof statusOrUrl === 'number' ? statusOrUrl : 302;
+  const location = typeof statusOrUrl === 'string' ? statusOrUrl : url!;
+  res.status(status);
+  res[kSetHeader]('location', encodeURI(decodeSafe(location)));
+  res[kSetHeader]('content-type', TYPES.text!);
+  res[kFinish](`${STATUS_CODES[status] ?? 'Redirecting'}. Redirecting to ${location}`);
+}
+
+/** The URL with its percent-escapes decoded, so that encodeURI does not encode them twice; as given when malformed. */
+function decodeSafe(url: string): string {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Reading the request's body: `req.text()`, `buffer()`, `json()`, `urlencoded()` and `stream()`,
+ * what they answer when there is no body (or its framing was unsafe), and the check of the
+ * framing headers a body starts with. The body itself (uWS's data, backpressure) is body.ts.
+ */
+import { Buffer } from 'node:buffer';
+import { Readable } from 'node:stream';
+import { As, bodyFraming, isJsonType, quote } from './body.ts';
+import { ErrorCodes, VeloxError } from './errors.ts';
+import { parseQuery } from './query.ts';
+import type { Request } from './request.ts';
+import { kBody, kConfig, kFraming, kRawHeader } from './symbols.ts';
+import type { Headers, JsonOptions, Query } from './types.ts';
+
+/** @internal `req.text()` and `req.buffer()`: the whole body, up to maxBodyLength. */
+export function readBody(req: Request<unknown, unknown>, as: As): Promise<any> {
+  const body = req[kBody]();
+  if (body) return body.read(req.server[kConfig].maxBodyLength, as);
+  return noBody(req, as);
+}
+
+/** @internal What `req.json()` does. */
+export function readJson(req: Request<unknown, unknown>, options: JsonOptions | undefined): Promise<any> {
+  const body = req[kBody]();
+  if (body === null) return noBody(req, As.Json);
+  if (options?.anyType !== true) {
+    // Read from the header copy the body has just made (or the record, if built).
+    const type = req[kRawHeader]('content-type');
+    if (!isJsonType(type)) return Promise.reject(unsupportedType(type));
+  }
+  return body.read(req.server[kConfig].maxBodyLength, As.Json);
+}
+
+/** @internal What `req.urlencoded()` does. */
+export async function readUrlencoded(req: Request<unknown, unknown>): Promise<Query> {
+  const text: string = await readBody(req, As.Text);
+  try {
+    decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch (cause) {
+    throw new VeloxError(ErrorCodes.BAD_ENCODING, 'Body has a malformed percent-escape', { status: 400, cause });
+  }
+  return parseQuery(text);
+}
+
+/** @internal What `req.stream()` does. */
+export function bodyStream(req: Request<unknown, unknown>): Readable {
+  const body = req[kBody]();
+  if (!body) {
+    const framing = req[kFraming];
+    if (framing) {
+      const failed = new Readable({ read() {} });
+      setImmediate(destroyWith, failed, framing);
+      return failed;
+    }
+    // No body was announced: an empty stream.
+    return Readable.from([]);
+  }
+  return body.stream();
+}
+
+/** What a read answers when there is no body to read: unsafe framing, or an empty body. */
+function noBody(req: Request<unknown, unknown>, as: As): Promise<any> {
+  const framing = req[kFraming];
+  if (framing) {
+    // Failed from a later turn of the event loop, never inside uWS's callback: uWS (v20.30 and
+    // v20.51 alike) drops the "close" of a response ended there when more requests follow in
+    // the same read, and would go on to answer the smuggled one. A response still pending
+    // when uWS reaches the next request makes uWS close the connection instead; with nothing
+    // behind it, the 400 goes out with Connection: close.
+    return new Promise((_resolve, reject) => setImmediate(reject, framing));
+  }
+  if (as === As.Json) return Promise.reject(new VeloxError(ErrorCodes.BAD_JSON, 'Body is empty, expected JSON', { status: 400 }));
+  return Promise.resolve(as === As.Text ? '' : Buffer.alloc(0));
+}
+
+/**
+ * @internal How the body is framed, from the headers record when it was built, else from the
+ * copied [name, value, …] list: what {@link bodyFraming} answers. Every line counts: uWS frames
+ * the body by the first Content-Length line (an empty one as no body) and takes any non-empty
+ * Transfer-Encoding for chunked, where a proxy in front may read the message otherwise (request
+ * smuggling). Such a request is answered 400 and its connection closed. (uWS itself refuses both
+ * framing headers non-empty together, before any route.)
+ */
+export function framingOf(headers: Headers | undefined, raw: string[] | undefined): number | string {
+  let length: string | undefined;
+  let coding: string | undefined;
+  let conflict = false;
+  if (headers) {
+    length = headers['content-length'];
+    coding = headers['transfer-encoding'];
+    if (length !== undefined && length.indexOf(',') >= 0) {
+      // Lines joined into the record: a list of one value repeated is that value.
+      const first = length.slice(0, length.indexOf(',')).trim();
+      conflict = length.split(',').some((part) => part.trim() !== first);
+      length = first;
+    }
+  } else {
+    for (let i = 0; i < raw!.length; i += 2) {
+      const key = raw![i]!;
+      if (key === 'content-length') {
+        const value = raw![i + 1]!;
+        if (length === undefined) length = value;
+        else if (value !== length) conflict = true;
+      } else if (key === 'transfer-encoding') {
+        const value = raw![i + 1]!;
+        coding = coding === undefined ? value : `${coding}, ${value}`;
+      }
+    }
+  }
+  return bodyFraming(length, coding, conflict);
+}
+
+function destroyWith(stream: Readable, err: Error): void {
+  stream.destroy(err);
+}
+
+function unsupportedType(type: string | undefined): VeloxError {
+  return new VeloxError(
+    ErrorCodes.UNSUPPORTED_MEDIA_TYPE,
+    `Expected a JSON body with Content-Type: application/json, got ${type === undefined || type === '' ? 'no Content-Type' : quote(type)}`,
+    { status: 415 },
+  );
+}
