@@ -11,6 +11,8 @@
  * Headers still pass `instanceof Headers` once it is installed.
  */
 
+import { standIn } from './stand-in.ts';
+
 const NativeHeaders = globalThis.Headers;
 
 type Init = ConstructorParameters<typeof Headers>[0];
@@ -222,28 +224,5 @@ export function isLightHeaders(value: unknown): value is LightHeaders {
 
 // Passes `instanceof` for the built-in Headers too; whatever else the built-in prototype has
 // (Node's inspect hook, undici's internals) works on a built-in copy made then.
-Object.setPrototypeOf(LightHeaders.prototype, NativeHeaders.prototype);
-Object.setPrototypeOf(LightHeaders, NativeHeaders);
-for (const key of Reflect.ownKeys(NativeHeaders.prototype)) {
-  if (key === 'constructor' || Object.hasOwn(LightHeaders.prototype, key)) continue;
-  const desc = Object.getOwnPropertyDescriptor(NativeHeaders.prototype, key)!;
-  if (typeof desc.value === 'function') {
-    const method = desc.value as (...args: unknown[]) => unknown;
-    Object.defineProperty(LightHeaders.prototype, key, {
-      configurable: true,
-      writable: true,
-      value(this: LightHeaders, ...args: unknown[]) {
-        return method.apply(new NativeHeaders(this as unknown as Headers), args);
-      },
-    });
-  } else if (desc.get) {
-    const get = desc.get;
-    Object.defineProperty(LightHeaders.prototype, key, {
-      configurable: true,
-      get(this: LightHeaders) {
-        return get.call(new NativeHeaders(this as unknown as Headers));
-      },
-    });
-  }
-}
+standIn(LightHeaders, NativeHeaders, (self) => new NativeHeaders(self as unknown as Headers));
 Object.defineProperty(LightHeaders.prototype, Symbol.toStringTag, { configurable: true, value: 'Headers' });

@@ -12,6 +12,7 @@
  */
 
 import { LightHeaders } from './light-headers.ts';
+import { standIn } from './stand-in.ts';
 
 const NativeResponse = globalThis.Response;
 
@@ -137,30 +138,7 @@ export class LightResponse {
 
 // Every other member of Response (body, bodyUsed, text(), clone(), type, url…) comes from the
 // built-in Response, made on first use.
-Object.setPrototypeOf(LightResponse.prototype, NativeResponse.prototype);
-Object.setPrototypeOf(LightResponse, NativeResponse);
-for (const key of Reflect.ownKeys(NativeResponse.prototype)) {
-  if (key === 'constructor' || Object.hasOwn(LightResponse.prototype, key)) continue;
-  const desc = Object.getOwnPropertyDescriptor(NativeResponse.prototype, key)!;
-  if (typeof desc.value === 'function') {
-    const method = desc.value as (...args: unknown[]) => unknown;
-    Object.defineProperty(LightResponse.prototype, key, {
-      configurable: true,
-      writable: true,
-      value(this: LightResponse, ...args: unknown[]) {
-        return method.apply(this.nativeResponse(), args);
-      },
-    });
-  } else if (desc.get) {
-    const get = desc.get;
-    Object.defineProperty(LightResponse.prototype, key, {
-      configurable: true,
-      get(this: LightResponse) {
-        return get.call(this.nativeResponse());
-      },
-    });
-  }
-}
+standIn(LightResponse, NativeResponse, (self) => self.nativeResponse());
 
 /** True for a LightResponse (brand check, not `instanceof`). */
 export function isLightResponse(value: unknown): value is LightResponse {
