@@ -10,7 +10,9 @@
 //   node instructions-suites.mjs [session|multipart|fetch-ping|fetch-query|fetch-body|xapp-ping|xapp-query]...
 //   (default: all)
 //   INSTR_WARMUP / INSTR_COUNT: requests before / while counting (session 15000 / 5000,
-//   multipart 300 / 200). INSTR_WRITE=1 writes the figures to INSTRUCTIONS-SUITES.md.
+//   multipart 300 / 200). INSTR_WRITE=1 merges the figures into INSTRUCTIONS-SUITES.md (a row per
+//   scenario and server, replaced when measured again). INSTR_SERVERS=a,b counts only the server
+//   files whose path contains one of the words (the first server, the ratio's base, always).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -104,6 +106,9 @@ const SUITES = {
 
 ensureCommand('valgrind');
 const rows = [];
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: HERE, encoding: 'utf8' }).stdout.trim();
+const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: HERE, encoding: 'utf8' }).stdout.trim() !== '';
+const stamp = `${new Date().toISOString().slice(0, 10)}, ${commit}${dirty ? '-dirty' : ''}, Node ${process.version}`;
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(SUITES);
 for (const name of chosen) {
   const suite = SUITES[name];
@@ -111,30 +116,42 @@ for (const name of chosen) {
   const warmup = Number(process.env.INSTR_WARMUP ?? suite.warmup);
   const count = Number(process.env.INSTR_COUNT ?? suite.count);
   const figures = {};
-  for (const file of suite.files) {
+  const only = process.env.INSTR_SERVERS?.split(',').filter(Boolean);
+  const files = only ? suite.files.filter((f, i) => i === 0 || only.some((w) => f.includes(w))) : suite.files;
+  for (const file of files) {
     try {
       figures[file] = await measure(path.join('servers', file), suite.scenario, suite.payload, warmup, count, suite.connections);
     } catch (err) {
-      // Counted with a client that reads Content-Length framing only: a server answering
-      // chunked (ultimate-express) cannot be counted by it; say so and go on.
+      // A server that cannot be counted (it failed to start, or answered with an error): say so and go on.
       console.log(`${name.padEnd(10)} ${file.padEnd(30)} not counted: ${err.message.split('\n')[0]}`);
       figures[file] = Number.NaN;
       continue;
     }
     console.log(`${name.padEnd(10)} ${file.padEnd(30)} ${Math.round(figures[file]).toLocaleString('en-US').padStart(10)} instructions/request`);
   }
-  const [base] = suite.files;
-  for (const file of suite.files) {
+  const [base] = files;
+  for (const file of files) {
     const ratio = file === base ? '1' : (figures[file] / figures[base]).toFixed(3);
-    if (Number.isNaN(figures[file])) rows.push(`| ${name} | \`servers/${file}\` | not counted (answers chunked) | – |`);
-    else rows.push(`| ${name} | \`servers/${file}\` | ${Math.round(figures[file]).toLocaleString('en-US')} | ${ratio} |`);
+    const count = Number.isNaN(figures[file]) ? 'not counted (see the run)' : Math.round(figures[file]).toLocaleString('en-US');
+    rows.push({ key: `${name}|${file}`, line: `| ${name} | \`servers/${file}\` | ${count} | ${Number.isNaN(figures[file]) ? '–' : ratio} | ${stamp} |` });
     if (file !== base) console.log(`${name.padEnd(10)} ${file} / ${base}: ${ratio}`);
   }
 }
 console.log(`Node ${process.version}`);
 if (process.env.INSTR_WRITE === '1') {
-  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: HERE, encoding: 'utf8' }).stdout.trim();
-  const md = `# Instructions per request, other suites\n\nMeasured on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC at commit ${commit} by \`benchmarks/instructions-suites.mjs\` (Node.js ${process.version}, callgrind as in INSTRUCTIONS.md: counted requests after warm-up ones, all user-space instructions of the server process divided by the count). The ratio is to the first server of each scenario.\n\n| Scenario | Server | Instructions per request | Ratio |\n| --- | --- | ---: | ---: |\n${rows.join('\n')}\n`;
-  writeFileSync(path.join(HERE, 'INSTRUCTIONS-SUITES.md'), md);
+  // Merged into the file: a row of this run replaces the same scenario and server's row, others stay.
+  const file = path.join(HERE, 'INSTRUCTIONS-SUITES.md');
+  const kept = new Map();
+  if (existsSync(file)) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const m = /^\| ([\w-]+) \| `servers\/([^`]+)` \|/.exec(line);
+      if (m) kept.set(`${m[1]}|${m[2]}`, line.split(' | ').length === 4 ? `${line.slice(0, -2)} | earlier run |` : line);
+    }
+  }
+  for (const row of rows) kept.set(row.key, row.line);
+  const order = Object.keys(SUITES);
+  const sorted = [...kept].sort(([a], [b]) => order.indexOf(a.split('|')[0]) - order.indexOf(b.split('|')[0]));
+  const md = `# Instructions per request, other suites\n\nWritten by \`benchmarks/instructions-suites.mjs\` (callgrind as in INSTRUCTIONS.md: counted requests after warm-up ones, all user-space instructions of the server process divided by the count), each row from the run named in its last column; a run with \`INSTR_WRITE=1\` replaces the rows it measured. The ratio is to the first server of each scenario in the same run.\n\n| Scenario | Server | Instructions per request | Ratio | Measured (date, commit, Node) |\n| --- | --- | ---: | ---: | --- |\n${sorted.map(([, line]) => line).join('\n')}\n`;
+  writeFileSync(file, md);
   console.log('wrote INSTRUCTIONS-SUITES.md');
 }
