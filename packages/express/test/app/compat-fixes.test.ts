@@ -1,0 +1,83 @@
+/**
+ * Behaviours found by running the ultimate-express-style comparison scripts against
+ * `@velox/express`, each checked here against express@4 with our own apps and requests.
+ */
+import { describe, expect, it } from 'vitest';
+import velox from '../../src/index.ts';
+import { type AnyExpress, both } from './harness.ts';
+
+describe('express() compatibility fixes, compared with express@4', () => {
+  it('with `catch async errors` on, a rejected handler or error handler reaches the error middlewares', async () => {
+    // Express 4 has no such setting (express-async-errors patches it in): its app passes the
+    // rejection to next() by hand, ours relies on the setting; the answers must match.
+    const pair = await both((express: AnyExpress) => {
+      const ours = express === velox;
+      const app = express();
+      app.set('env', 'production');
+      app.set('catch async errors', true);
+      const byHand = (fn: (...a: any[]) => Promise<unknown>) => (ours ? fn : (...a: any[]) => fn(...a).catch(a[a.length - 1]));
+      const router = express.Router();
+      router.get(
+        '/nested',
+        byHand(async () => {
+          throw Object.assign(new Error('nested failure'), { status: 418 });
+        }),
+      );
+      app.use([router]);
+      app.get(
+        '/top',
+        byHand(async (_req: any, _res: any, _next: any) => {
+          await Promise.resolve();
+          throw new Error('top failure');
+        }),
+      );
+      // A rejection without a reason reaches them as an Error, as in Express 5.
+      app.get('/void', ours ? () => Promise.reject(undefined) : (_req: any, _res: any, next: any) => next(new Error('Rejected promise')));
+      app.get('/chain', (_req: any, _res: any, next: any) => next(new Error('first')));
+      const rethrow = async (err: any) => {
+        throw new Error(`second after ${err.message}`);
+      };
+      app.use('/chain', ours ? (err: any, _req: any, _res: any, _next: any) => rethrow(err) : (err: any, _req: any, _res: any, next: any) => rethrow(err).catch(next));
+      app.use((err: any, _req: any, res: any, _next: any) => res.status(err.status ?? 500).send(`caught: ${err.message}`));
+      return app;
+    });
+    for (const path of ['/nested', '/top', '/void', '/chain']) await pair.same(path);
+    expect((await pair.ask('/chain'))[0].body).toBe('caught: second after first');
+    const [theirs] = await pair.ask('/top');
+    expect(theirs).toMatchObject({ status: 500, body: 'caught: top failure' });
+  });
+
+  it('leaves a rejected handler alone without `catch async errors`, as Express 4 does', async () => {
+    const seen: unknown[] = [];
+    const onRejection = (reason: unknown) => seen.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const pair = await both((express: AnyExpress) => {
+        const app = express();
+        app.get('/late', async (_req: any, res: any) => {
+          res.send('answered');
+          throw new Error('after the answer');
+        });
+        return app;
+      });
+      await pair.same('/late');
+      await new Promise((r) => setTimeout(r, 50));
+      // One unhandled rejection from each app: neither sent it to the error middlewares.
+      expect(seen.map((e) => (e as Error).message)).toEqual(['after the answer', 'after the answer']);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
+  it('answers without the uWebSockets header, as Node does', async () => {
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      app.get('/', (_req: any, res: any) => res.send('plain'));
+      return app;
+    });
+    for (const base of [pair.express, pair.velox]) {
+      const res = await fetch(`${base}/`);
+      expect([res.status, res.headers.get('uwebsockets'), await res.text()]).toEqual([200, null, 'plain']);
+    }
+  });
+});
