@@ -4,13 +4,12 @@
  * ETag and freshness rules, `json`/`jsonp` with the app's `json replacer`, `json spaces`,
  * `json escape` and `jsonp callback name`, `sendStatus`, `set` adding the charset Express adds,
  * `redirect` with its text/HTML bodies, `format`, `links`, `cookie` (JSON and signed values),
- * `sendFile`/`download` through `@velox/static`, `render` through the app's view engines.
+ * `sendFile`/`download` through send 0.19 as in Express 4, `render` through the app's view engines.
  */
-import { statSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { Response } from '@velox/core';
-import { disposition, mime } from './libs.ts';
+import { disposition, mime, onFinished, send } from './libs.ts';
 import { escapeHtml, setCharset } from './util.ts';
 
 /**
@@ -20,12 +19,44 @@ import { escapeHtml, setCharset } from './util.ts';
  */
 const core = (): any => Object.getPrototypeOf(expressResponse);
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
+/**
+ * Express 4's `sendfile()`: pipes a send stream into the response and calls back once, with
+ * EISDIR for a directory, ECONNABORTED when the client left before the file went out, send's
+ * error (ENOENT, 403, 416…), or nothing when it was sent.
+ */
+function transferFile(res: any, file: any, options: any, callback: (err?: any) => void): void {
+  let done = false;
+  let streaming: boolean | undefined;
+  const finish = (err?: any) => {
+    if (done) return;
+    done = true;
+    callback(err);
+  };
+  const aborted = () => finish(Object.assign(new Error('Request aborted'), { code: 'ECONNABORTED' }));
+  file.on('directory', () => finish(Object.assign(new Error('EISDIR, read'), { code: 'EISDIR' })));
+  file.on('end', () => finish());
+  file.on('error', (err: any) => finish(err));
+  file.on('file', () => {
+    streaming = false;
+  });
+  file.on('stream', () => {
+    streaming = true;
+  });
+  onFinished(res, (err) => {
+    if (err && err.code === 'ECONNRESET') return aborted();
+    if (err) return finish(err);
+    if (done) return;
+    setImmediate(() => {
+      if (streaming !== false && !done) return aborted();
+      finish();
+    });
+  });
+  if (options.headers) {
+    file.on('headers', (target: any) => {
+      for (const key of Object.keys(options.headers)) target.setHeader(key, options.headers[key]);
+    });
   }
+  file.pipe(res);
 }
 const CHARSET = /;\s*charset\s*=/;
 
@@ -266,8 +297,7 @@ Object.assign(expressResponse, {
   sendFile(this: any, path: unknown, options?: any, callback?: (err?: any) => void) {
     let done = callback;
     let opts = options || {};
-    const req = this.req;
-    const next = req.next;
+    const next = this.req.next;
     if (!path) throw new TypeError('path argument is required to res.sendFile');
     if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
     if (typeof options === 'function') {
@@ -275,21 +305,9 @@ Object.assign(expressResponse, {
       opts = {};
     }
     if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
-    const own = opts.setHeaders;
-    // send 0.19's Content-Type (mime 1.x, charset spelled UTF-8), unless one is set.
-    const setHeaders = (res: any, file: string, stats: unknown) => {
-      if (!res.get('Content-Type')) {
-        const type = mime.lookup(file);
-        const charset = mime.charsets.lookup(type);
-        core().set.call(res, 'Content-Type', type + (charset ? `; charset=${charset}` : ''));
-      }
-      own?.(res, file, stats);
-    };
-    void core().sendFile.call(this, path, { ...opts, setHeaders }, (err?: any) => {
-      // send 0.19 reports a directory as EISDIR (Express then moves on); @velox/static as a 404.
-      if (err && err.status === 404 && isDirectory(opts.root ? resolve(opts.root, path) : path)) {
-        err = Object.assign(new Error('EISDIR, read'), { code: 'EISDIR' });
-      }
+    // Express 4's own way: send 0.19 streams the file into the response.
+    const file = send(this.req, encodeURI(path), opts);
+    transferFile(this, file, opts, (err?: any) => {
       if (done) return done(err);
       if (err && err.code === 'EISDIR') return next();
       if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next(err);

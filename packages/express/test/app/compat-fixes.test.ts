@@ -2,9 +2,12 @@
  * Behaviours found by running the ultimate-express-style comparison scripts against
  * `@velox/express`, each checked here against express@4 with our own apps and requests.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import velox from '../../src/index.ts';
-import { type AnyExpress, both } from './harness.ts';
+import { type AnyExpress, both, type Probe } from './harness.ts';
 
 describe('express() compatibility fixes, compared with express@4', () => {
   it('with `catch async errors` on, a rejected handler or error handler reaches the error middlewares', async () => {
@@ -80,4 +83,49 @@ describe('express() compatibility fixes, compared with express@4', () => {
       expect([res.status, res.headers.get('uwebsockets'), await res.text()]).toEqual([200, null, 'plain']);
     }
   });
+
+  it('res.sendFile fails as send 0.19 does: ENOENT errors, traversal, null bytes, dotfiles, ranges, the callback', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, 'pub'));
+    await writeFile(join(dir, 'pub', 'page.txt'), 'the page body, long enough for ranges');
+    await writeFile(join(dir, 'pub', '.hidden'), 'secret');
+    await writeFile(join(dir, 'pub', 'two words.txt'), 'spaced');
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      app.set('env', 'production');
+      app.get('/root/*', (req: any, res: any) => res.sendFile(req.params[0], { root: join(dir, 'pub') }));
+      app.get('/abs/:name', (req: any, res: any) => res.sendFile(join(dir, 'pub', req.params.name), { dotfiles: req.query.dot }));
+      app.get('/nul', (_req: any, res: any) => res.sendFile(`${join(dir, 'pub', 'page.txt')}\0`));
+      app.get('/up', (_req: any, res: any) => res.sendFile('pub/../../page.txt', { root: dir }));
+      app.get('/cb/:name', (req: any, res: any) =>
+        res.sendFile(join(dir, 'pub', req.params.name), (err: any) => {
+          if (err) res.status(299).json({ code: err.code, status: err.status, syscall: err.syscall, message: err.message.replace(dir, '<dir>') });
+        }),
+      );
+      app.use((err: any, _req: any, res: any, _next: any) =>
+        res.status(err.status ?? 500).json({ name: err.name, code: err.code, expose: err.expose, message: err.message.replace(dir, '<dir>') }),
+      );
+      return app;
+    });
+    const probes: Array<Probe | string> = [
+      '/root/page.txt',
+      '/root/missing.txt',
+      '/root/two%20words.txt',
+      '/abs/.hidden?dot=deny',
+      '/abs/.hidden?dot=allow',
+      '/abs/.hidden',
+      '/nul',
+      '/up',
+      '/cb/missing.txt',
+      '/cb/page.txt',
+      { path: '/root/page.txt', headers: { range: 'bytes=4-7' } },
+      { path: '/root/page.txt', headers: { range: 'bytes=4-7', 'if-range': '"not-the-etag"' } },
+      { path: '/root/page.txt', headers: { range: 'bytes=900-' } },
+    ];
+    const answers = [];
+    for (const probe of probes) answers.push(await pair.same(probe));
+    expect(answers.map((a) => a.status)).toEqual([200, 404, 200, 403, 200, 404, 400, 403, 299, 200, 206, 200, 416]);
+    expect(JSON.parse(answers[8]!.body)).toMatchObject({ code: 'ENOENT', status: 404, syscall: 'stat' });
+  });
 });
+
