@@ -6,7 +6,7 @@
  * `redirect` with its text/HTML bodies, `format`, `links`, `cookie` (JSON and signed values),
  * `sendFile`/`download` through send 0.19 as in Express 4, `render` through the app's view engines.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { Response } from '@velox/core';
 import { disposition, mime, onFinished, send } from './libs.ts';
@@ -155,6 +155,13 @@ Object.assign(expressResponse, {
       if (cb) queueMicrotask(() => cb(Object.assign(new Error('Cannot call end after a stream was finished'), { code: 'ERR_STREAM_ALREADY_FINISHED' })));
       return this;
     }
+    // uWS forgets the peer's address and headers once the response ended: a callback (which may
+    // read req.ip or req.get(), as on Node) keeps them.
+    if (typeof callback === 'function' || typeof encoding === 'function' || typeof chunk === 'function') {
+      const req = this.req;
+      void req.socketAddress;
+      void req.headers;
+    }
     const held: Held | null | undefined = this[kHeld];
     if (!held) return core().end.call(this, chunk, encoding, callback);
     this[kHeld] = null;
@@ -169,8 +176,12 @@ Object.assign(expressResponse, {
     return core().end.call(this, Buffer.concat(held.chunks), callback);
   },
 
-  // Node's own methods set headers as given (no charset added), as on Node's ServerResponse.
+  // Node's own methods set headers as given (no charset added), as on Node's ServerResponse,
+  // with its checks: a name that is no HTTP token (an object, say) or an undefined value throws
+  // Node's TypeError (ERR_INVALID_HTTP_TOKEN, ERR_HTTP_INVALID_HEADER_VALUE, ERR_INVALID_CHAR).
   setHeader(this: any, name: string, value: unknown) {
+    validateHeaderName(name);
+    validateHeaderValue(name, value as string);
     core().set.call(this, name, Array.isArray(value) ? value.map(String) : String(value));
     return this;
   },

@@ -4,6 +4,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { tempDir } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import velox from '../../src/index.ts';
@@ -126,6 +127,75 @@ describe('express() compatibility fixes, compared with express@4', () => {
     for (const probe of probes) answers.push(await pair.same(probe));
     expect(answers.map((a) => a.status)).toEqual([200, 404, 200, 403, 200, 404, 400, 403, 299, 200, 206, 200, 416]);
     expect(JSON.parse(answers[8]!.body)).toMatchObject({ code: 'ENOENT', status: 404, syscall: 'stat' });
+  });
+
+  it("res.setHeader checks names and values as Node's does; res.set and res.header take objects", async () => {
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      const attempts: Record<string, (res: any) => void> = {
+        object: (res) => res.setHeader({ 'x-a': '1' }),
+        empty: (res) => res.setHeader('', 'v'),
+        space: (res) => res.setHeader('x bad', 'v'),
+        undef: (res) => res.setHeader('x-u', undefined),
+        newline: (res) => res.setHeader('x-n', 'a\nb'),
+        list: (res) => res.setHeader('x-list', ['p', 'q']),
+        number: (res) => res.setHeader('x-num', 7),
+        setObject: (res) => res.set({ 'x-a': '1', 'x-b': ['2', '3'] }),
+        headerObject: (res) => res.header({ 'x-c': 'c' }),
+      };
+      app.get('/:what', (req: any, res: any) => {
+        try {
+          attempts[req.params.what]!(res);
+          res.json({ ok: true, a: res.get('x-a') ?? null, list: res.getHeader('x-list') ?? null });
+        } catch (err: any) {
+          res.status(500).json({ name: err.name, code: err.code, message: err.message });
+        }
+      });
+      return app;
+    });
+    const statuses = [];
+    for (const what of ['object', 'empty', 'space', 'undef', 'newline', 'list', 'number', 'setObject', 'headerObject']) statuses.push((await pair.same(`/${what}`)).status);
+    expect(statuses).toEqual([500, 500, 500, 500, 500, 200, 200, 200, 200]);
+  });
+
+  it('req.headers is a plain object a middleware may replace, and req.get reads the replacement', async () => {
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      app.use((req: any, _res: any, next: any) => {
+        const copy = { ...req.headers };
+        delete copy['x-drop'];
+        copy['x-added'] = 'yes';
+        req.headers = copy;
+        next();
+      });
+      app.get('/', (req: any, res: any) =>
+        res.json({
+          plain: Object.getPrototypeOf(req.headers) === Object.prototype,
+          printed: inspect(req.headers).startsWith('{'),
+          drop: req.get('x-drop') ?? null,
+          added: req.get('x-added'),
+          keep: req.headers['x-keep'],
+        }),
+      );
+      return app;
+    });
+    const answer = await pair.same({ path: '/', headers: { 'x-drop': '1', 'x-keep': '2' } });
+    expect(JSON.parse(answer.body)).toEqual({ plain: true, printed: true, drop: null, added: 'yes', keep: '2' });
+  });
+
+  it('req.ip still reads in the callback of res.end, after the answer went out', async () => {
+    const seen: string[] = [];
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      app.get('/', (req: any, res: any) => {
+        res.write('part;');
+        res.end('end', () => seen.push(`${express === velox ? 'velox' : 'express'} ${req.ip}`));
+      });
+      return app;
+    });
+    await pair.same('/');
+    for (let i = 0; i < 50 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen.sort()).toEqual(['express 127.0.0.1', 'velox 127.0.0.1']);
   });
 });
 
