@@ -135,8 +135,24 @@ function valueAndStatus(res: any, args: any[]): unknown {
   return args[1];
 }
 
+/** Set once the response's end callback runs: Node has detached the socket by then. */
+const kDetached = Symbol('velox.express.app.detached');
+
 /** Express 4's `res` methods, over Velox's Response. */
-export const expressResponse: any = Object.create(Response.prototype);
+export const expressResponse: any = Object.create(Response.prototype, {
+  socket: {
+    get(this: any) {
+      return this[kDetached] === true ? null : this.req.socket;
+    },
+    configurable: true,
+  },
+  connection: {
+    get(this: any) {
+      return this[kDetached] === true ? null : this.req.socket;
+    },
+    configurable: true,
+  },
+});
 
 Object.assign(expressResponse, {
   write(this: any, chunk: any, encoding?: any, callback?: any) {
@@ -155,16 +171,6 @@ Object.assign(expressResponse, {
       if (cb) queueMicrotask(() => cb(Object.assign(new Error('Cannot call end after a stream was finished'), { code: 'ERR_STREAM_ALREADY_FINISHED' })));
       return this;
     }
-    // uWS forgets the peer's address and headers once the response ended: a callback (which may
-    // read req.ip or req.get(), as on Node) keeps them.
-    if (typeof callback === 'function' || typeof encoding === 'function' || typeof chunk === 'function') {
-      const req = this.req;
-      void req.socketAddress;
-      void req.headers;
-    }
-    const held: Held | null | undefined = this[kHeld];
-    if (!held) return core().end.call(this, chunk, encoding, callback);
-    this[kHeld] = null;
     if (typeof chunk === 'function') {
       callback = chunk;
       chunk = undefined;
@@ -172,6 +178,22 @@ Object.assign(expressResponse, {
       callback = encoding;
       encoding = undefined;
     }
+    if (typeof callback === 'function') {
+      // uWS forgets the peer's address and headers once the response ended: a callback (which
+      // may read req.ip or req.get(), as on Node) keeps them. Node has detached the socket from
+      // the response by the time the callback runs: res.socket reads null there.
+      const req = this.req;
+      void req.socketAddress;
+      void req.headers;
+      const done = callback;
+      callback = (...args: unknown[]) => {
+        this[kDetached] = true;
+        done(...args);
+      };
+    }
+    const held: Held | null | undefined = this[kHeld];
+    if (!held) return core().end.call(this, chunk, encoding, callback);
+    this[kHeld] = null;
     if (chunk !== undefined && chunk !== null) held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (encoding ?? 'utf8') as BufferEncoding) : Buffer.from(chunk));
     return core().end.call(this, Buffer.concat(held.chunks), callback);
   },

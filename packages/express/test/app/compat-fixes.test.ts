@@ -197,5 +197,26 @@ describe('express() compatibility fixes, compared with express@4', () => {
     for (let i = 0; i < 50 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     expect(seen.sort()).toEqual(['express 127.0.0.1', 'velox 127.0.0.1']);
   });
+
+  it('res.socket and res.connection read null in the callback of res.end, as Node detaches the socket', async () => {
+    const seen: string[] = [];
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      const name = express === velox ? 'velox' : 'express';
+      app.get('/', (_req: any, res: any) => {
+        const before = [res.socket !== null, res.connection === res.socket];
+        res.end('bye', () => seen.push(`${name} ${JSON.stringify([...before, res.socket, res.connection])}`));
+      });
+      app.get('/no-args', (_req: any, res: any) => {
+        res.write('x');
+        res.end(() => seen.push(`${name} bare ${res.socket}`));
+      });
+      return app;
+    });
+    await pair.same('/');
+    await pair.same('/no-args');
+    for (let i = 0; i < 50 && seen.length < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen.sort()).toEqual(['express [true,true,null,null]', 'express bare null', 'velox [true,true,null,null]', 'velox bare null']);
+  });
 });
 
