@@ -4,6 +4,7 @@
  * `express.static`, `express.Router`, `express.Route`, `express.application`,
  * `express.request`, `express.response`).
  */
+import { loadUws } from '@velox/core';
 import { type Application, app as applicationProto, createApplication } from './application.ts';
 import { parsers, staticFiles } from './libs.ts';
 import { expressRequest } from './request.ts';
@@ -54,7 +55,27 @@ export interface Express {
  * app.listen(3000, () => console.log('ready'));
  * ```
  */
-const express = (() => createApplication()) as Express;
+let markHidden = false;
+
+/**
+ * Express's answers carry no `uWebSockets: 20` header: the first `express()` turns uWS's write
+ * mark off (`_cfg`, in every build Velox loads; process-wide, so other Velox servers of the
+ * process lose it too). A build without `_cfg` keeps the header.
+ */
+function hideUwsMark(): void {
+  markHidden = true;
+  try {
+    const cfg = (loadUws() as unknown as { _cfg?: (key: string) => void })._cfg;
+    if (typeof cfg === 'function') cfg('999999990007');
+  } catch {
+    // No native uWS yet: listen() reports that.
+  }
+}
+
+const express = (() => {
+  if (!markHidden) hideUwsMark();
+  return createApplication();
+}) as Express;
 express.json = parsers.json;
 express.urlencoded = parsers.urlencoded;
 express.raw = parsers.raw;

@@ -19,6 +19,8 @@ import makeEtag from 'etag';
 import pathToRegexp from 'path-to-regexp';
 import proxyaddr from 'proxy-addr';
 import qs from 'qs';
+import onFinished from 'on-finished';
+import send from 'send-express4';
 import serveStatic from 'serve-static-express4';
 
 /** A compiled path: the regular expression and its parameter keys. */
@@ -171,3 +173,6 @@ if (typeof define === 'function') {
 export function disposition(filename?: string): string {
   return contentDisposition(filename);
 }
+
+/** send 0.19 (what Express 4's `res.sendFile` streams files with) and on-finished. */
+export { onFinished, send };

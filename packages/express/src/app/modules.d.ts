@@ -17,3 +17,15 @@ declare module 'content-disposition-express4' {
   const contentDisposition: (filename?: string, options?: { type?: string; fallback?: string | boolean }) => string;
   export default contentDisposition;
 }
+declare module 'send-express4' {
+  import type { EventEmitter } from 'node:events';
+  interface SendStream extends EventEmitter {
+    pipe(res: unknown): unknown;
+  }
+  const send: ((req: unknown, path: string, options?: Record<string, unknown>) => SendStream) & { mime: unknown };
+  export default send;
+}
+declare module 'on-finished' {
+  const onFinished: (msg: unknown, listener: (err: (Error & { code?: string }) | null, msg: unknown) => void) => unknown;
+  export default onFinished;
+}

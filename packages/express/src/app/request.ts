@@ -10,6 +10,9 @@ import { expressResponse } from './response.ts';
 import { allAddresses, clientAddress, type TrustFn } from './libs.ts';
 
 const kQuery = Symbol('velox.express.app.query');
+const kHeaders = Symbol('velox.express.app.headers');
+/** Core's `headers` getter (the record of the request's header lines). */
+const coreHeaders = Object.getOwnPropertyDescriptor(Request.prototype, 'headers')!.get!;
 
 function trustOf(req: any): TrustFn {
   return req.app.get('trust proxy fn') as TrustFn;
@@ -99,6 +102,23 @@ export const expressRequest: any = Object.create(Request.prototype, {
     },
     set(this: any, value: unknown) {
       this[kQuery] = value;
+    },
+    configurable: true,
+    enumerable: true,
+  },
+  // Node's req.headers: a plain object (core's record has no prototype) that middlewares may
+  // replace (express-mongo-sanitize assigns it). Copied from core's record on first read.
+  headers: {
+    get(this: any) {
+      const own = this[kHeaders];
+      if (own !== undefined) return own;
+      const record = coreHeaders.call(this) as Record<string, string>;
+      const plain: Record<string, string> = {};
+      for (const name in record) plain[name] = record[name]!;
+      return (this[kHeaders] = plain);
+    },
+    set(this: any, value: unknown) {
+      this[kHeaders] = value;
     },
     configurable: true,
     enumerable: true,

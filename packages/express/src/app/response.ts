@@ -4,13 +4,12 @@
  * ETag and freshness rules, `json`/`jsonp` with the app's `json replacer`, `json spaces`,
  * `json escape` and `jsonp callback name`, `sendStatus`, `set` adding the charset Express adds,
  * `redirect` with its text/HTML bodies, `format`, `links`, `cookie` (JSON and signed values),
- * `sendFile`/`download` through `@velox/static`, `render` through the app's view engines.
+ * `sendFile`/`download` through send 0.19 as in Express 4, `render` through the app's view engines.
  */
-import { statSync } from 'node:fs';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { Response } from '@velox/core';
-import { disposition, mime, onMimeDefine, ownEtagFns, textTag } from './libs.ts';
+import { disposition, mime, onFinished, onMimeDefine, ownEtagFns, send, textTag } from './libs.ts';
 import { escapeHtml, setCharset } from './util.ts';
 
 /**
@@ -20,12 +19,44 @@ import { escapeHtml, setCharset } from './util.ts';
  */
 const core = (): any => Object.getPrototypeOf(expressResponse);
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
+/**
+ * Express 4's `sendfile()`: pipes a send stream into the response and calls back once, with
+ * EISDIR for a directory, ECONNABORTED when the client left before the file went out, send's
+ * error (ENOENT, 403, 416…), or nothing when it was sent.
+ */
+function transferFile(res: any, file: any, options: any, callback: (err?: any) => void): void {
+  let done = false;
+  let streaming: boolean | undefined;
+  const finish = (err?: any) => {
+    if (done) return;
+    done = true;
+    callback(err);
+  };
+  const aborted = () => finish(Object.assign(new Error('Request aborted'), { code: 'ECONNABORTED' }));
+  file.on('directory', () => finish(Object.assign(new Error('EISDIR, read'), { code: 'EISDIR' })));
+  file.on('end', () => finish());
+  file.on('error', (err: any) => finish(err));
+  file.on('file', () => {
+    streaming = false;
+  });
+  file.on('stream', () => {
+    streaming = true;
+  });
+  onFinished(res, (err) => {
+    if (err && err.code === 'ECONNRESET') return aborted();
+    if (err) return finish(err);
+    if (done) return;
+    setImmediate(() => {
+      if (streaming !== false && !done) return aborted();
+      finish();
+    });
+  });
+  if (options.headers) {
+    file.on('headers', (target: any) => {
+      for (const key of Object.keys(options.headers)) target.setHeader(key, options.headers[key]);
+    });
   }
+  file.pipe(res);
 }
 const CHARSET = /;\s*charset\s*=/;
 /** `mime.lookup()` of the names given to `res.type()`, remembered (256 at most). */
@@ -128,8 +159,24 @@ function valueAndStatus(res: any, args: any[]): unknown {
   return args[1];
 }
 
+/** Set once the response's end callback runs: Node has detached the socket by then. */
+const kDetached = Symbol('velox.express.app.detached');
+
 /** Express 4's `res` methods, over Velox's Response. */
-export const expressResponse: any = Object.create(Response.prototype);
+export const expressResponse: any = Object.create(Response.prototype, {
+  socket: {
+    get(this: any) {
+      return this[kDetached] === true ? null : this.req.socket;
+    },
+    configurable: true,
+  },
+  connection: {
+    get(this: any) {
+      return this[kDetached] === true ? null : this.req.socket;
+    },
+    configurable: true,
+  },
+});
 
 Object.assign(expressResponse, {
   write(this: any, chunk: any, encoding?: any, callback?: any) {
@@ -148,9 +195,6 @@ Object.assign(expressResponse, {
       if (cb) queueMicrotask(() => cb(Object.assign(new Error('Cannot call end after a stream was finished'), { code: 'ERR_STREAM_ALREADY_FINISHED' })));
       return this;
     }
-    const held: Held | null | undefined = this[kHeld];
-    if (!held) return core().end.call(this, chunk, encoding, callback);
-    this[kHeld] = null;
     if (typeof chunk === 'function') {
       callback = chunk;
       chunk = undefined;
@@ -158,12 +202,32 @@ Object.assign(expressResponse, {
       callback = encoding;
       encoding = undefined;
     }
+    if (typeof callback === 'function') {
+      // uWS forgets the peer's address and headers once the response ended: a callback (which
+      // may read req.ip or req.get(), as on Node) keeps them. Node has detached the socket from
+      // the response by the time the callback runs: res.socket reads null there.
+      const req = this.req;
+      void req.socketAddress;
+      void req.headers;
+      const done = callback;
+      callback = (...args: unknown[]) => {
+        this[kDetached] = true;
+        done(...args);
+      };
+    }
+    const held: Held | null | undefined = this[kHeld];
+    if (!held) return core().end.call(this, chunk, encoding, callback);
+    this[kHeld] = null;
     if (chunk !== undefined && chunk !== null) held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (encoding ?? 'utf8') as BufferEncoding) : Buffer.from(chunk));
     return core().end.call(this, Buffer.concat(held.chunks), callback);
   },
 
-  // Node's own methods set headers as given (no charset added), as on Node's ServerResponse.
+  // Node's own methods set headers as given (no charset added), as on Node's ServerResponse,
+  // with its checks: a name that is no HTTP token (an object, say) or an undefined value throws
+  // Node's TypeError (ERR_INVALID_HTTP_TOKEN, ERR_HTTP_INVALID_HEADER_VALUE, ERR_INVALID_CHAR).
   setHeader(this: any, name: string, value: unknown) {
+    validateHeaderName(name);
+    validateHeaderValue(name, value as string);
     core().set.call(this, name, Array.isArray(value) ? value.map(String) : String(value));
     return this;
   },
@@ -299,8 +363,7 @@ Object.assign(expressResponse, {
   sendFile(this: any, path: unknown, options?: any, callback?: (err?: any) => void) {
     let done = callback;
     let opts = options || {};
-    const req = this.req;
-    const next = req.next;
+    const next = this.req.next;
     if (!path) throw new TypeError('path argument is required to res.sendFile');
     if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
     if (typeof options === 'function') {
@@ -308,21 +371,9 @@ Object.assign(expressResponse, {
       opts = {};
     }
     if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
-    const own = opts.setHeaders;
-    // send 0.19's Content-Type (mime 1.x, charset spelled UTF-8), unless one is set.
-    const setHeaders = (res: any, file: string, stats: unknown) => {
-      if (!res.get('Content-Type')) {
-        const type = mime.lookup(file);
-        const charset = mime.charsets.lookup(type);
-        core().set.call(res, 'Content-Type', type + (charset ? `; charset=${charset}` : ''));
-      }
-      own?.(res, file, stats);
-    };
-    void core().sendFile.call(this, path, { ...opts, setHeaders }, (err?: any) => {
-      // send 0.19 reports a directory as EISDIR (Express then moves on); @velox/static as a 404.
-      if (err && err.status === 404 && isDirectory(opts.root ? resolve(opts.root, path) : path)) {
-        err = Object.assign(new Error('EISDIR, read'), { code: 'EISDIR' });
-      }
+    // Express 4's own way: send 0.19 streams the file into the response.
+    const file = send(this.req, encodeURI(path), opts);
+    transferFile(this, file, opts, (err?: any) => {
       if (done) return done(err);
       if (err && err.code === 'EISDIR') return next();
       if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next(err);

@@ -109,6 +109,16 @@ function matchPlain(plain: PlainPath, path: string): string | undefined {
   return path.slice(0, n);
 }
 
+/**
+ * With the app setting `catch async errors` on, a handler's rejected promise goes to `next(err)`
+ * (what express-async-errors does to Express 4, and Express 5 always does); off (Express 4's
+ * default), the rejection stays unhandled, as in Express 4.
+ */
+function catchRejection(out: Promise<unknown>, req: Req, next: Next): void {
+  if (!req.app?.get?.('catch async errors')) return;
+  out.then(undefined, (err: unknown) => next(err ?? new Error('Rejected promise')));
+}
+
 /** One entry of a stack: a path pattern and its function. */
 export class Layer {
   handle: HandlerFn;
@@ -141,7 +151,8 @@ export class Layer {
     const fn = this.handle;
     if (this.#arityFor(fn) !== 4) return next(error);
     try {
-      fn(error, req, res, next);
+      const out = fn(error, req, res, next);
+      if (out instanceof Promise) catchRejection(out, req, next);
     } catch (err) {
       next(err);
     }
@@ -151,7 +162,8 @@ export class Layer {
     const fn = this.handle;
     if (this.#arityFor(fn) > 3) return next();
     try {
-      fn(req, res, next);
+      const out = fn(req, res, next);
+      if (out instanceof Promise) catchRejection(out, req, next);
     } catch (err) {
       next(err);
     }
