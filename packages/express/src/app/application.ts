@@ -6,6 +6,7 @@
  * response become the app's `express.request`/`express.response` (their prototypes are set, as
  * Express sets them on Node's), and the stack runs in registration order.
  */
+import cluster from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { ErrorCodes, Request, Server, type ServerOptions } from '@velox/core';
@@ -420,8 +421,15 @@ function listen(application: Application, args: unknown[]): ListeningServer {
     server: { value: server },
     listening: { get: () => server.listening },
   });
+  let failed = false;
   handle.address = () => {
-    if (!info || !server.listening) return null;
+    if (!info || !server.listening) {
+      // Node binds a port given without a host within listen() itself (a host is looked up
+      // first), and apps read server.address() right after it; Velox binds a moment later:
+      // until then the address asked for is the answer, as Node's would be.
+      if (info || failed || typeof port !== 'number' || port <= 0 || host !== undefined) return null;
+      return { address: '::', family: 'IPv6', port };
+    }
     if (typeof port === 'string') return info.host as never;
     const address = host === undefined ? '::' : info.host;
     return { address, family: address.includes(':') ? 'IPv6' : 'IPv4', port: info.port };
@@ -442,7 +450,9 @@ function listen(application: Application, args: unknown[]): ListeningServer {
     );
     return handle;
   };
-  const listening = host === undefined ? server.listen(port as number) : server.listen(port as number, host);
+  // Workers of a cluster share their port, as Node's cluster module makes them (uWS: SO_REUSEPORT).
+  const options = cluster.isWorker ? { reusePort: true } : {};
+  const listening = server.listen(port as number, host, options);
   listening.then(
     (result) => {
       info = result;
@@ -450,8 +460,13 @@ function listen(application: Application, args: unknown[]): ListeningServer {
       callback?.call(handle);
     },
     (err: unknown) => {
-      if (handle.listenerCount('error') > 0) handle.emit('error', err);
-      else throw err;
+      failed = true;
+      // Core's error has the reason Node's listen would give as its cause (listen EADDRINUSE…):
+      // that is what an Express app's 'error' handler or uncaughtException sees.
+      const cause = (err as { cause?: { syscall?: string } } | null)?.cause;
+      const nodeError = cause?.syscall === 'listen' ? cause : err;
+      if (handle.listenerCount('error') > 0) handle.emit('error', nodeError);
+      else throw nodeError;
     },
   );
   return handle;

@@ -3,11 +3,20 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir } from '@velox/test-utils';
+import { exitCode, run, tempDir } from '@velox/test-utils';
 import express4 from 'express4';
 import { describe, expect, it } from 'vitest';
 import express, { ExpressErrorCodes } from '../../src/index.ts';
 import { type AnyExpress, both, compare } from './harness.ts';
+
+/** A port nothing listens on now (the kernel's pick, let go at once). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 describe('express() app', () => {
   it('answers the example app of issue 24 exactly as express@4 does', async () => {
@@ -144,13 +153,56 @@ describe('express() app', () => {
     expect((again as NodeJS.ErrnoException).code).toBe('ERR_SERVER_NOT_RUNNING');
   });
 
-  it('emits error when the port is taken', async () => {
+  it("emits Node's listen error when the port is taken (EADDRINUSE, with Node's message), as express@4 does", async () => {
     const first = express().listen(0, '127.0.0.1');
     await once(first, 'listening');
-    const second = express().listen(first.address()!.port, '127.0.0.1');
-    const [err] = await once(second, 'error');
-    expect((err as { code: string }).code).toBe('VELOX_ERR_LISTEN_FAILED');
+    const port = first.address()!.port;
+    const errors: unknown[] = [];
+    for (const ex of [express4 as AnyExpress, express as AnyExpress]) {
+      const second = ex().listen(port, '127.0.0.1');
+      const [err] = await once(second, 'error');
+      const { code, syscall, address, message } = err as NodeJS.ErrnoException & { address: string };
+      errors.push({ code, syscall, address, port: (err as { port: number }).port, message, listening: second.listening, after: second.address() });
+    }
+    expect(errors[1]).toEqual(errors[0]);
+    expect(errors[0]).toEqual({
+      code: 'EADDRINUSE',
+      syscall: 'listen',
+      address: '127.0.0.1',
+      port,
+      message: `listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      listening: false,
+      after: null,
+    });
     await new Promise((resolve) => first.close(resolve));
+  });
+
+  it('answers server.address() right after listen(port) as express@4 does: the address without a host, null with one (Node looks it up first)', async () => {
+    const answers: unknown[] = [];
+    for (const ex of [express4 as AnyExpress, express as AnyExpress]) {
+      for (const host of [undefined, '127.0.0.1']) {
+        const port = await freePort();
+        const server = host === undefined ? ex().listen(port) : ex().listen(port, host);
+        const right = server.address();
+        await once(server, 'listening');
+        const after = server.address();
+        answers.push({ host, right: right && { ...right, port: right.port === port }, after: { ...after, port: after.port === port } });
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
+    expect(answers.slice(2)).toEqual(answers.slice(0, 2));
+    expect(answers.slice(0, 2)).toEqual([
+      { host: undefined, right: { address: '::', family: 'IPv6', port: true }, after: { address: '::', family: 'IPv6', port: true } },
+      { host: '127.0.0.1', right: null, after: { address: '127.0.0.1', family: 'IPv4', port: true } },
+    ]);
+  });
+
+  it('lets the workers of a cluster listen on one port, as Node does', async () => {
+    const port = await freePort();
+    const child = run(new URL('./fixtures/cluster-app.ts', import.meta.url), { PORT: String(port) });
+    expect(await exitCode(child, 20_000)).toBe(0);
+    const lines = child.output().trim().split('\n').sort();
+    expect(lines).toEqual(['listening true', 'listening true', 'worker exited 0', 'worker exited 0']);
   });
 
   it('refuses to run on Node http (http.createServer(app)) with the line to write instead', async () => {
