@@ -82,11 +82,7 @@ export function createFormParser(boundary: string, limits: { headerSize: number;
     if (!stopped) events.finish();
   });
   return {
-    // Dicer's write() says false for any chunk over its highWaterMark (uWS hands out up to
-    // 512 KB), even when it took the chunk at once: only a chunk it still holds (a part's stream
-    // is full) is backpressure. Pausing the source for the others would cost a pause, a resume
-    // and their ticks per chunk. The 'drain' that still follows resumes a flowing source: a no-op.
-    write: (chunk) => stopped || dicer.write(chunk) || dicer.writableLength === 0,
+    write: (chunk) => (stopped ? true : dicer.write(chunk)),
     end: () => {
       if (!stopped) dicer.end();
     },
@@ -99,21 +95,6 @@ export function createFormParser(boundary: string, limits: { headerSize: number;
       dicer.on('drain', callback);
     },
   };
-}
-
-/**
- * Where a terminator that began at the end of `text` (the block so far, which holds none) ends
- * in `data`, as its start relative to `data` (-3 to -1), or undefined when there is none. The
- * earliest start wins, as a search through `text + data` would find it.
- */
-function spanningTerminator(text: string, data: Buffer): number | undefined {
-  for (let k = TERMINATOR.length - 1; k > 0; k--) {
-    if (data.length < TERMINATOR.length - k || !text.endsWith(TERMINATOR.slice(0, k))) continue;
-    let i = 0;
-    while (i < TERMINATOR.length - k && data[i] === TERMINATOR.charCodeAt(k + i)) i++;
-    if (i === TERMINATOR.length - k) return -k;
-  }
-  return undefined;
 }
 
 /** The private fields of Dicer 0.x (as in @fastify/busboy 3.2) this file relies on. */
@@ -148,30 +129,23 @@ class StrictHeaderParser {
     if (this.#failed || this.#finished) return undefined;
     this.#started = true;
     const before = this.#text.length;
-    const max = this.#limits.headerSize;
-    // Where the terminator starts, relative to `data` (negative when it began in an earlier push).
-    // Searched in the bytes: Dicer pushes the whole rest of its chunk (up to 512 KB, most of it
-    // a file's body), and only the header block itself is ever turned into a string.
-    let at = before > 0 ? spanningTerminator(this.#text, data) : undefined;
-    if (at === undefined) {
-      // Past `max + 4 - before` bytes, a terminator would end a block over the limit anyway.
-      const room = max + TERMINATOR.length - before;
-      const found = (data.length > room ? data.subarray(0, Math.max(room, 0)) : data).indexOf(TERMINATOR, 0, 'latin1');
-      if (found < 0) {
-        if (before + data.length > max + TERMINATOR.length - 1) return this.#refuse({ fault: 'size' });
-        this.#text += data.toString('latin1');
-        return undefined;
-      }
-      at = found;
+    // Look only at what is new, and the 3 chars before it (a terminator may span two pushes).
+    const room = this.#limits.headerSize + TERMINATOR.length - before;
+    const take = Math.min(data.length, Math.max(room, 0));
+    this.#text += data.toString('latin1', 0, take);
+    const at = this.#text.indexOf(TERMINATOR, Math.max(0, before - 3));
+    if (at < 0) {
+      if (take < data.length || this.#text.length > this.#limits.headerSize + TERMINATOR.length - 1) return this.#refuse({ fault: 'size' });
+      return undefined;
     }
-    if (before + at > max) return this.#refuse({ fault: 'size' });
-    const block = at < 0 ? this.#text.slice(0, before + at) : this.#text + data.toString('latin1', 0, at);
-    const parsed = parseHeaderBlock(block, this.#limits.headerPairs);
+    if (at > this.#limits.headerSize) return this.#refuse({ fault: 'size' });
+    const parsed = parseHeaderBlock(this.#text.slice(0, at), this.#limits.headerPairs);
     if ('fault' in parsed) return this.#refuse(parsed as HeaderFault);
     this.#finished = true;
+    const used = at + TERMINATOR.length - before;
     this.#text = '';
     this.#done(parsed);
-    return at + TERMINATOR.length;
+    return used;
   }
 
   reset(): void {
