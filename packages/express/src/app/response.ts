@@ -286,7 +286,8 @@ Object.assign(expressResponse, {
     const generateETag = !this.get('ETag') && typeof etagFn === 'function';
     let length: number | undefined;
     // The setting's own ETag functions hash the UTF-8 bytes: a short text's tag is remembered.
-    const tag = generateETag && typeof chunk === 'string' && ownEtagFns.has(etagFn) ? textTag(chunk, ownEtagFns.get(etagFn)!) : undefined;
+    const weak = generateETag && typeof chunk === 'string' ? ownEtagFns.get(etagFn) : undefined;
+    const tag = weak === undefined ? undefined : textTag(chunk, weak);
     if (tag !== undefined) {
       length = tag.length;
       this.set('Content-Length', length);
