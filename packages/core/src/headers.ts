@@ -130,6 +130,14 @@ export function checkName(name: string): string {
   return lower;
 }
 
+/**
+ * A header name lower-case, for looking it up: the very string `checkName` stored for a name set
+ * before, so the lookup compares strings by identity instead of by their characters.
+ */
+export function lowerName(name: string): string {
+  return checkedNames.get(name) ?? name.toLowerCase();
+}
+
 /** True when a value holds no control character but tab (so no CR or LF). */
 function safeValue(text: string): boolean {
   for (let i = 0; i < text.length; i++) {

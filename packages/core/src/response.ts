@@ -13,7 +13,7 @@ import { contentType, TYPES } from './content-type.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
 import { type EventStream, openEventStream } from './event-stream.ts';
-import { checkName, checkValue, type HeadCache, type HeaderList, type HeaderValue, indexOfHeader } from './headers.ts';
+import { checkName, checkValue, type HeadCache, type HeaderList, type HeaderValue, indexOfHeader, lowerName } from './headers.ts';
 import { installResponseHelpers } from './negotiation.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
@@ -252,7 +252,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   get(name: string): HeaderValue | undefined {
-    return this.#value(name.toLowerCase());
+    return this.#value(lowerName(name));
   }
 
   /** All headers set so far. */
@@ -265,13 +265,13 @@ export class Response extends LazyEmitter {
 
   /** Whether a header is set. */
   hasHeader(name: string): boolean {
-    return this.#value(name.toLowerCase()) !== undefined;
+    return this.#value(lowerName(name)) !== undefined;
   }
 
   /** Removes a header. */
   remove(name: string): this {
     const list = this.#headers;
-    const i = list === null ? -1 : indexOfHeader(list, name.toLowerCase());
+    const i = list === null ? -1 : indexOfHeader(list, lowerName(name));
     if (i >= 0) list!.splice(i, 2);
     return this;
   }

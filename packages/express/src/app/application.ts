@@ -14,8 +14,8 @@ import { ExpressErrorCodes, expressError } from '../errors.ts';
 import { nodeCompat } from '../plugin.ts';
 import { finalHandler } from './final.ts';
 import { compileTrust, etagOf, ownEtagFns, parseQueryExtended } from './libs.ts';
-import { adoptServerClasses, adoptServerPrototypes, expressRequest, markDualStack } from './request.ts';
-import { expressResponse } from './response.ts';
+import { adoptServerClasses, adoptServerPrototypes, expressRequest, markDualStack, ownsPrototypes } from './request.ts';
+import { expressResponse, setPoweredBy } from './response.ts';
 import { createRouter, methods, type Next, type Req, type Res, type Router } from './router.ts';
 import { type Engine, View } from './view.ts';
 import { parse as parseSimple } from 'node:querystring';
@@ -179,7 +179,9 @@ export const app: Record<string, any> = {
       next();
     });
     this._router.use(function expressInit(req: Req, res: Res, next: Next) {
-      if (self.enabled('x-powered-by')) res.setHeader('X-Powered-By', 'Express');
+      // A settings read and core's own set: the name and value are known good, so Node's
+      // setHeader checks (two regular expressions) are skipped.
+      if (self.settings['x-powered-by']) setPoweredBy(res);
       req.res = res;
       res.req = req;
       req.next = next;
@@ -405,7 +407,7 @@ function listen(application: Application, args: unknown[]): ListeningServer {
     // Node's request has no params: core's catch-all gave it its own ('*').
     req.params = undefined;
     // Express's prototypes are shared by every app: another server's may have taken them since.
-    if (Object.getPrototypeOf(expressRequest) !== own.request) adoptServerPrototypes(own.request, own.response);
+    if (!ownsPrototypes(own.request)) adoptServerPrototypes(own.request, own.response);
     application.handle(req, res);
   };
   server.any('/*', run);

@@ -6,7 +6,9 @@
  */
 import { loadUws } from '@velox/core';
 import { type Application, app as applicationProto, createApplication } from './application.ts';
-import { parsers, staticFiles } from './libs.ts';
+import { parsers } from './libs.ts';
+import { jsonParser } from './json.ts';
+import { staticFiles } from './static.ts';
 import { expressRequest } from './request.ts';
 import { expressResponse } from './response.ts';
 import { createRouter, Route, type RouterOptions, type Router } from './router.ts';
@@ -23,7 +25,7 @@ import { createRouter, Route, type RouterOptions, type Router } from './router.t
 export interface Express {
   (): Application;
   /** Express 4's `express.json([options])` (body-parser 1.x). @example app.use(express.json({ limit: '1mb' })) */
-  json: typeof parsers.json;
+  json: typeof jsonParser;
   /** Express 4's `express.urlencoded([options])` (body-parser 1.x). @example app.use(express.urlencoded({ extended: false })) */
   urlencoded: typeof parsers.urlencoded;
   /** Express 4's `express.raw([options])` (body-parser 1.x). @example app.use(express.raw({ type: 'application/octet-stream' })) */
@@ -76,7 +78,7 @@ const express = (() => {
   if (!markHidden) hideUwsMark();
   return createApplication();
 }) as Express;
-express.json = parsers.json;
+express.json = jsonParser;
 express.urlencoded = parsers.urlencoded;
 express.raw = parsers.raw;
 express.text = parsers.text;

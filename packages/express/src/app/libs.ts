@@ -7,7 +7,8 @@
  * - proxy-addr: `trust proxy`, `req.ip`, `req.ips`;
  * - etag: `res.send()`'s ETag (weak by default);
  * - content-disposition 0.5: `res.attachment()` and `res.download()`;
- * - body-parser 1.x and serve-static 1.x: `express.json/urlencoded/raw/text` and `express.static`.
+ * - body-parser 1.x and serve-static 1.x: `express.json/urlencoded/raw/text` and `express.static`;
+ * - ms 2.x: a `maxAge` given as text, read as send reads it.
  * Swapping one touches this file only.
  */
 /// <reference path="./modules.d.ts" />
@@ -22,6 +23,7 @@ import qs from 'qs';
 import onFinished from 'on-finished';
 import send from 'send-express4';
 import serveStatic from 'serve-static-express4';
+import ms from 'ms';
 
 /** A compiled path: the regular expression and its parameter keys. */
 export interface CompiledPath {
@@ -144,8 +146,11 @@ export const parsers: { json: ParserFactory; urlencoded: ParserFactory; raw: Par
   text: bodyParser.text,
 };
 
-/** Express 4's bundled static middleware (serve-static 1.x; its options: `index`, `redirect`, `fallthrough`, `dotfiles`, `extensions`, `maxAge`, `setHeaders`, …). */
-export const staticFiles: (root: string, options?: Record<string, unknown>) => NodeMiddleware = serveStatic;
+/** Express 4's bundled static middleware (serve-static 1.x; its options: `index`, `redirect`, `fallthrough`, `dotfiles`, `extensions`, `maxAge`, `setHeaders`, …); static.ts answers its plain requests. */
+const serveStaticMiddleware: (root: string, options?: Record<string, unknown>) => NodeMiddleware = serveStatic;
+
+/** ms 2.x, as send reads a `maxAge` given as text (`'1d'`). */
+export { ms, serveStaticMiddleware as serveStatic };
 
 /** Loads a view engine module by name, as Express 4's View does with `require(ext)`: from the application's directory first. */
 export function loadEngine(name: string): unknown {

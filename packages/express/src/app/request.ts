@@ -6,7 +6,7 @@
  */
 import { isIP, isIPv4 } from 'node:net';
 import { Request } from '@velox/core';
-import { expressResponse } from './response.ts';
+import { expressResponse, setCoreResponse } from './response.ts';
 import { allAddresses, clientAddress, type TrustFn } from './libs.ts';
 
 const kQuery = Symbol('velox.express.app.query');
@@ -84,15 +84,29 @@ function inheritedGetter(proto: object | null, name: string): () => unknown {
  */
 export function adoptServerClasses(req: object, res: object): void {
   const reqProto = Object.getPrototypeOf(req);
-  if (reqProto === Object.getPrototypeOf(expressRequest) || Object.prototype.isPrototypeOf.call(expressRequest, req)) return;
+  if (reqProto === ownerRequest || Object.prototype.isPrototypeOf.call(expressRequest, req)) return;
   adoptServerPrototypes(reqProto, Object.getPrototypeOf(res));
 }
 
 /** {@link adoptServerClasses} given the server's prototypes themselves (`server.prototypes`). */
 export function adoptServerPrototypes(request: object, response: object): void {
-  if (Object.getPrototypeOf(expressRequest) !== request) Object.setPrototypeOf(expressRequest, request);
-  if (Object.getPrototypeOf(expressResponse) !== response) Object.setPrototypeOf(expressResponse, response);
+  if (ownerRequest === request) return;
+  Object.setPrototypeOf(expressRequest, request);
+  Object.setPrototypeOf(expressResponse, response);
+  ownerRequest = request;
+  setCoreResponse(response);
 }
+
+/**
+ * True when Express's prototypes sit on `request` (a server's Request prototype) now: a module
+ * variable, because asking V8 for an object's prototype per request is a call into its runtime.
+ */
+export function ownsPrototypes(request: object): boolean {
+  return ownerRequest === request;
+}
+
+/** The Request prototype Express's request prototype sits on (see adoptServerPrototypes). */
+let ownerRequest: object = Request.prototype;
 
 /** Express 4's `req` members, over Velox's Request. */
 export const expressRequest: any = Object.create(Request.prototype, {

@@ -17,7 +17,20 @@ import { escapeHtml, setCharset } from './util.ts';
  * class of the server the requests come from (core's own, with nodeCompat's and sendFiles'
  * decorations; see `adoptServerClasses`), or core's Response until a request came.
  */
-const core = (): any => Object.getPrototypeOf(expressResponse);
+let coreResponse: any = Response.prototype;
+const core = (): any => coreResponse;
+
+/** @internal expressInit's `X-Powered-By: Express`, through core's set (the name and value need no check). */
+export function setPoweredBy(res: any): void {
+  // An app that put its own setHeader on the response (app.response.setHeader = …) sees the call.
+  if (res.setHeader === expressResponse.setHeader) coreResponse.set.call(res, 'X-Powered-By', 'Express');
+  else res.setHeader('X-Powered-By', 'Express');
+}
+
+/** @internal Called when Express's response prototype is put on another server's Response prototype. */
+export function setCoreResponse(proto: object): void {
+  coreResponse = proto;
+}
 
 /**
  * Express 4's `sendfile()`: pipes a send stream into the response and calls back once, with
@@ -282,7 +295,8 @@ Object.assign(expressResponse, {
         if (withUtf8 !== type) this.set('Content-Type', withUtf8);
       }
     }
-    const etagFn = this.app.get('etag fn');
+    // The settings object (with its parents' beneath): what app.get() reads, without its walk.
+    const etagFn = this.app.settings['etag fn'];
     const generateETag = !this.get('ETag') && typeof etagFn === 'function';
     let length: number | undefined;
     // The setting's own ETag functions hash the UTF-8 bytes: a short text's tag is remembered.

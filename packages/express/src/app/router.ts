@@ -11,6 +11,24 @@ import { compilePath } from './libs.ts';
 /** Every HTTP method Node knows, lower-case (Express's `methods`). */
 export const methods: string[] = METHODS.map((m) => m.toLowerCase());
 
+/** `GET` → `get`, for the methods Node knows: no new string per request. */
+const LOWER_METHODS = new Map<string, string>(METHODS.map((m) => [m, m.toLowerCase()]));
+
+function lowerMethod(method: string): string {
+  return LOWER_METHODS.get(method) ?? method.toLowerCase();
+}
+
+/** True when `record` has an enumerable key (no array of keys made). */
+function hasAny(record: object): boolean {
+  for (const _ in record) return true;
+  return false;
+}
+
+/** What `called` is while a router has no `param()` callbacks: never written then. */
+const NO_CALLS: Record<string, { error: unknown; match: unknown; value: unknown }> = Object.freeze({}) as never;
+/** What `options` is for a method other than OPTIONS: never written then. */
+const NO_OPTIONS: string[] = Object.freeze([]) as never;
+
 /** A request as the router sees it. */
 export type Req = any;
 /** A response as the router sees it. */
@@ -249,7 +267,7 @@ export class Route {
   /** @internal Whether the route answers `method` (HEAD by its GET handlers). */
   handlesMethod(method: string): boolean {
     if (this.methods._all) return true;
-    let name = method.toLowerCase();
+    let name = lowerMethod(method);
     if (name === 'head' && !this.methods.head) name = 'get';
     return Boolean(this.methods[name]);
   }
@@ -267,7 +285,7 @@ export class Route {
     const stack = this.stack;
     let sync = 0;
     if (stack.length === 0) return done();
-    let method = req.method.toLowerCase();
+    let method = lowerMethod(req.method);
     if (method === 'head' && !this.methods.head) method = 'get';
     req.route = this;
     const next = (err?: unknown): void => {
@@ -430,9 +448,12 @@ const proto: Record<string, unknown> = {
     let removed = '';
     let slashAdded = false;
     let sync = 0;
-    const called: Record<string, { error: unknown; match: unknown; value: unknown }> = {};
+    const called: Record<string, { error: unknown; match: unknown; value: unknown }> = hasAny(this.params) ? {} : NO_CALLS;
     const host = protohost(req.url);
-    const options: string[] = [];
+    let options: string[] = req.method === 'OPTIONS' ? [] : NO_OPTIONS;
+    // pathname() of the last req.url seen: the same for every layer until a mount point trims it.
+    let lastUrl: string | undefined;
+    let lastPath: string | undefined;
     const parentParams = req.params;
     const parentUrl = req.baseUrl || '';
     const savedBase = req.baseUrl;
@@ -469,7 +490,12 @@ const proto: Record<string, unknown> = {
         setImmediate(next, err);
         return;
       }
-      const path = pathname(req);
+      const url = req.url;
+      if (url !== lastUrl) {
+        lastUrl = url;
+        lastPath = pathname(req);
+      }
+      const path = lastPath;
       if (path == null) return done(layerError);
 
       let layer: Layer | undefined;
@@ -493,6 +519,8 @@ const proto: Record<string, unknown> = {
         const method = req.method;
         const hasMethod = route.handlesMethod(method);
         if (!hasMethod && method === 'OPTIONS') {
+          // A middleware may have made the request an OPTIONS one since (method-override).
+          if (options === NO_OPTIONS) options = [];
           for (const m of route.allowedMethods()) if (!options.includes(m)) options.push(m);
         }
         if (!hasMethod && method !== 'HEAD') match = false;
@@ -502,6 +530,13 @@ const proto: Record<string, unknown> = {
       req.params = this.mergeParams ? mergeParams(layer.params!, parentParams) : layer.params;
       const layerPath = layer.path!;
       const current = layer;
+      if (current.keys.length === 0) {
+        // No parameters, so no param() callbacks: the layer runs now (no continuation to make).
+        if (route) current.handleRequest(req, res, next);
+        else trimPrefix(current, layerError, layerPath, path);
+        sync = 0;
+        return;
+      }
       processParams(this, current, called, req, res, (e?: unknown) => {
         if (e) next(layerError || e);
         else if (route) current.handleRequest(req, res, next);

@@ -15,14 +15,20 @@ export function encodeUrl(url: string): string {
 }
 
 /** A Content-Type with its charset set (content-type's parse and format, for the common cases). */
-const charsetCache = new Map<string, string>();
+// By charset, then by type: both strings are usually the same objects from call to call (a
+// literal, a header value stored once), so neither lookup hashes a new string.
+const charsetCache = new Map<string, Map<string, string>>();
 
 export function setCharset(type: string, charset: string): string {
-  const key = `${type}\n${charset}`;
-  const known = charsetCache.get(key);
+  let byType = charsetCache.get(charset);
+  if (byType === undefined) {
+    byType = new Map();
+    if (charsetCache.size < 16) charsetCache.set(charset, byType);
+  }
+  const known = byType.get(type);
   if (known !== undefined) return known;
   const made = withCharset(type, charset);
-  if (charsetCache.size < 256) charsetCache.set(key, made);
+  if (byType.size < 256) byType.set(type, made);
   return made;
 }
 
