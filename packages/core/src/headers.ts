@@ -54,8 +54,15 @@ export class HeadCache {
   #list: HeaderList = [];
   #head: string | ArrayBuffer = '';
 
-  /** Writes the status line and the headers in `list` to `ures` (the caller has corked). */
-  write(ures: HttpResponse, status: number, list: HeaderList | null): void {
+  /**
+   * Writes the status line and the headers in `list` to `ures` (the caller has corked); with a
+   * `reason` of its own the line carries it, and the head is built for this response alone.
+   */
+  write(ures: HttpResponse, status: number, list: HeaderList | null, reason?: string): void {
+    if (reason !== undefined) {
+      ures.writeStatus(`${status} ${reason}${list === null ? '' : headerLines(list, null)}`);
+      return;
+    }
     if (list === null) {
       // uWS writes `200 OK` itself when nothing else was written.
       if (status !== 200) ures.writeStatus(statusLine(status));
@@ -67,15 +74,7 @@ export class HeadCache {
       return;
     }
     const kept: HeaderList = [];
-    let head = statusLine(status);
-    for (let i = 0; i < list.length; i += 2) {
-      const key = list[i] as string;
-      if (writtenByUws(key)) continue;
-      const value = list[i + 1]!;
-      kept.push(key, value);
-      if (typeof value === 'string') head += `\r\n${key}: ${value}`;
-      else for (const line of value) head += `\r\n${key}: ${line}`;
-    }
+    const head = statusLine(status) + headerLines(list, kept);
     this.#status = status;
     this.#list = kept;
     this.#head = head;
@@ -94,6 +93,23 @@ export class HeadCache {
     }
     return j === last.length;
   }
+}
+
+/**
+ * The header lines of `list` (each after a CRLF), without those uWS writes itself; what they
+ * hold is pushed to `kept` when given.
+ */
+function headerLines(list: HeaderList, kept: HeaderList | null): string {
+  let lines = '';
+  for (let i = 0; i < list.length; i += 2) {
+    const key = list[i] as string;
+    if (writtenByUws(key)) continue;
+    const value = list[i + 1]!;
+    kept?.push(key, value);
+    if (typeof value === 'string') lines += `\r\n${key}: ${value}`;
+    else for (const line of value) lines += `\r\n${key}: ${line}`;
+  }
+  return lines;
 }
 
 /**
@@ -136,6 +152,16 @@ export function checkName(name: string): string {
  */
 export function lowerName(name: string): string {
   return checkedNames.get(name) ?? name.toLowerCase();
+}
+
+/** Checks a reason phrase (`res.statusMessage`): text without CR, LF or another control character. */
+export function checkReason(text: string): string {
+  if (typeof text !== 'string' || !safeValue(text)) {
+    throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid status message: ${JSON.stringify(text)}: it contains CR, LF or another control character`, {
+      status: 500,
+    });
+  }
+  return text;
 }
 
 /** True when a value holds no control character but tab (so no CR or LF). */

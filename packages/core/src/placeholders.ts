@@ -115,7 +115,6 @@ const PLACEHOLDERS: Record<PlaceholderTarget, Record<string, PluginFix & { kind?
     attachment: NODE,
     format: NODE,
     _header: NODE_READ,
-    statusMessage: NODE_READ,
     socket: NODE_READ,
     connection: NODE_READ,
     app: NODE_READ,

@@ -181,9 +181,22 @@ export class Request<Params = Record<string, string>, Q = Query> {
   /** All headers, lower-case names. */
   get headers(): Headers {
     if (this.#headers) return this.#headers;
-    const headers = headerRecord(this.#rawHeaders ?? this.#copyHeaders());
-    this.#rawHeaders = undefined;
-    return (this.#headers = headers);
+    return (this.#headers = headerRecord(this.#rawHeaders ?? this.#copyHeaders()));
+  }
+
+  /**
+   * Every header line as it came, in order: `[name, value, name, value, …]`, names lower-case
+   * (uWS gives no other). A header sent on several lines stays on several lines here, where
+   * `headers` joins it: what Node's `rawHeaders` and `headersDistinct` are read from. Read-only.
+   * @example
+   * ```ts
+   * // X-Tag: a, then X-Tag: b
+   * req.headerLines; // ['host', 'example.com', 'x-tag', 'a', 'x-tag', 'b']
+   * req.headers['x-tag']; // 'a, b'
+   * ```
+   */
+  get headerLines(): readonly string[] {
+    return this.#rawHeaders ?? this.#copyHeaders();
   }
 
   /**

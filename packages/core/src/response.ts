@@ -13,7 +13,7 @@ import { contentType, TYPES } from './content-type.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
 import { type EventStream, openEventStream } from './event-stream.ts';
-import { checkName, checkValue, type HeadCache, type HeaderList, type HeaderValue, indexOfHeader, lowerName } from './headers.ts';
+import { checkName, checkReason, checkValue, type HeadCache, type HeaderList, type HeaderValue, indexOfHeader, lowerName } from './headers.ts';
 import { installResponseHelpers } from './negotiation.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
@@ -77,6 +77,8 @@ export class Response extends LazyEmitter {
   req: Request = null as unknown as Request; // set by the server right after construction
   /** The status code to send (Node-style, writable). */
   statusCode = 200;
+  /** A reason phrase set through `statusMessage`, else undefined (the standard one goes out). */
+  #reason: string | undefined = undefined;
 
   // Fields start with their value where they are declared and the constructor sets only the
   // others: each field is written once, and the constructor stays small enough for V8 to
@@ -640,7 +642,8 @@ export class Response extends LazyEmitter {
       if (this.#head && status !== 204 && status !== 304) {
         const declared = this.#value('content-length');
         const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-        ures.writeHeader('content-length', String(length));
+        // Spelled as uWS spells the Content-Length it writes for a body (and as Node writes it).
+        ures.writeHeader('Content-Length', String(length));
       }
       if (!chunked && (this.#close || this.req[kOverflowed])) ures.writeHeader('connection', 'close');
       ures.endWithoutBody();
@@ -692,7 +695,29 @@ export class Response extends LazyEmitter {
   /** Writes the status line and headers; the caller has corked. */
   #writeHead(): void {
     this.#headersSent = true;
-    this.#heads.write(this.#ures, this.statusCode, this.#headers);
+    this.#heads.write(this.#ures, this.statusCode, this.#headers, this.#reason);
+  }
+
+  /**
+   * The reason phrase of the status line: the standard one of `statusCode` (`Not Found`) unless
+   * set. Setting it (before the head goes out) sends that text instead, as Node's
+   * `res.statusMessage` does (an empty text or undefined: the standard one again); a text with
+   * CR, LF or another control character throws `VELOX_ERR_INVALID_HEADER`. A prepared head
+   * (`res.prepared`) keeps its own line.
+   * @example
+   * ```ts
+   * res.status(203);
+   * res.statusMessage = 'From Cache';
+   * res.send('cached'); // HTTP/1.1 203 From Cache
+   * ```
+   */
+  get statusMessage(): string {
+    return this.#reason ?? STATUS_CODES[this.statusCode] ?? '';
+  }
+
+  set statusMessage(text: string | undefined) {
+    // Empty or unset: the standard phrase (what Node's writeHead falls back to).
+    this.#reason = text === undefined || text === null || text === '' ? undefined : checkReason(text);
   }
 
   #whenWritable(): void {
@@ -768,6 +793,7 @@ export class Response extends LazyEmitter {
   /** @internal */
   [kStartOver](err: unknown): void {
     this.statusCode = 200;
+    this.#reason = undefined;
     this.#headers = null;
     this.#life.fail(err, this.req, this);
   }

@@ -320,10 +320,8 @@ const accessors: Record<string, { get(this: R): unknown; set?(this: R, value: an
   },
   rawHeaders: {
     get() {
-      const headers = this.headers;
-      const list: string[] = [];
-      for (const name in headers) list.push(name, headers[name]!);
-      return list;
+      // Each line as it came (core's headerLines), names lower-case: uWS gives no other.
+      return [...this.headerLines];
     },
   },
   app: {

@@ -1,6 +1,7 @@
 /**
  * The Node.js `ServerResponse` surface of a Response, for Express middlewares: `writeHead`,
- * `setHeader`/`getHeader`/`removeHeader`/`getHeaderNames`, `statusMessage`, `socket`, `app`,
+ * `setHeader`/`getHeader`/`removeHeader`/`getHeaderNames`, `writeHead`'s reason phrase (core's
+ * `res.statusMessage`), `socket`, `app`,
  * `_header`/`_implicitHeader` (what on-headers, compression, morgan, response-time,
  * express-session, cookie-session and on-finished rely on); and Express's own response helpers
  * (`res.location()`, `res.attachment()`, `res.format()`).
@@ -10,7 +11,7 @@
  * (on-headers does) is called once with the status before the head goes out: assigning it
  * registers a `res.beforeHead()` task, so responses nobody patches run none of this.
  */
-import { OutgoingMessage, STATUS_CODES } from 'node:http';
+import { OutgoingMessage } from 'node:http';
 import type { Decoration, HeaderValue, Request, Response } from '@velox/core';
 import { contentType, fileContentType } from '@velox/core';
 import { type ExpressApp, expressApp } from './app.ts';
@@ -42,6 +43,7 @@ type S = Response & NodeState;
  */
 function writeHead(this: S, code: number, reasonOrHeaders?: string | Record<string, HeaderValue | number> | unknown[], headers?: Record<string, HeaderValue | number> | unknown[]): S {
   this.status(code);
+  if (typeof reasonOrHeaders === 'string') this.statusMessage = reasonOrHeaders;
   const given = typeof reasonOrHeaders === 'string' ? headers : reasonOrHeaders;
   if (given) headersFromArgs(this, given);
   if (this[kCommitted] !== true) {
@@ -172,16 +174,9 @@ const accessors: Record<string, { get(this: S): unknown; set?(this: S, value: an
       return expressApp(this.server);
     },
   },
-  statusMessage: {
-    get() {
-      return STATUS_CODES[this.statusCode] ?? '';
-    },
-    // Assigning is accepted (http-proxy copies the upstream's) and has no effect.
-    set() {},
-  },
   _header: {
     get() {
-      return this.headersSent ? `HTTP/1.1 ${this.statusCode} ${STATUS_CODES[this.statusCode] ?? ''}\r\n` : null;
+      return this.headersSent ? `HTTP/1.1 ${this.statusCode} ${this.statusMessage}\r\n` : null;
     },
   },
 };
@@ -271,8 +266,6 @@ declare module '@velox/core' {
     _implicitHeader(): void;
     /** Node's internal head: a status line once the head is committed, else null (middlewares test it). */
     readonly _header: string | null;
-    /** The reason phrase: Velox always sends the standard one for the status (assigning it does nothing). */
-    statusMessage: string;
     /** The request's socket stand-in (see `req.socket`). */
     readonly socket: NodeSocket;
     /** Node's old name for `res.socket`. */

@@ -132,13 +132,20 @@ describe('res: Node-style ways of answering, as on-headers and a replaced res.en
   it('has the Node properties middlewares read: writable, destroyed, statusMessage, socket', async () => {
     const app = server();
     app.get('/', (req, res) => {
-      res.statusMessage = 'ignored';
       res.status(418);
-      res.json({ writable: res.writable, destroyed: res.destroyed, message: res.statusMessage, finished: res.writableFinished });
+      const standard = res.statusMessage;
+      res.statusMessage = 'Short And Stout';
+      res.json({ writable: res.writable, destroyed: res.destroyed, standard, message: res.statusMessage, finished: res.writableFinished });
+    });
+    // writeHead(code, reason, headers), as on Node: the reason goes out on the status line.
+    app.get('/head', (req, res) => {
+      res.writeHead(203, 'From Cache', { 'x-h': '1' }).end('cached');
     });
     const { url } = await start(app);
     const r = await fetch(url);
-    expect(r.status).toBe(418);
-    expect(await r.json()).toEqual({ writable: true, destroyed: false, message: "I'm a Teapot", finished: false });
+    expect([r.status, r.statusText]).toEqual([418, 'Short And Stout']);
+    expect(await r.json()).toEqual({ writable: true, destroyed: false, standard: "I'm a Teapot", message: 'Short And Stout', finished: false });
+    const h = await fetch(`${url}/head`);
+    expect([h.status, h.statusText, h.headers.get('x-h'), await h.text()]).toEqual([203, 'From Cache', '1', 'cached']);
   });
 });

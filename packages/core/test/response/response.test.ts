@@ -77,6 +77,33 @@ describe('Response', () => {
     expect(heads).toEqual(order.map((v) => expected[v]));
   });
 
+  it('sends the reason phrase statusMessage holds, and the standard one again after it', async () => {
+    const app = server();
+    app.get('/r', (req, res) => {
+      const v = req.query.v as string;
+      if (v === 'own') res.statusMessage = 'Fine Thanks';
+      if (v === 'empty') res.statusMessage = '';
+      if (v === 'bad') {
+        try {
+          res.statusMessage = 'a\r\nx-injected: 1';
+        } catch (err) {
+          return void res.status(400).send((err as { code: string }).code);
+        }
+      }
+      res.send(res.statusMessage);
+    });
+    const { port } = await start(app);
+    const order = ['std', 'own', 'std', 'own', 'empty', 'bad', 'std'];
+    const text = await answers(port, order.map((v) => `GET /r?v=${v} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''), order.length);
+    // Each status line (an answer's line follows the previous body, which has no line end).
+    const lines = text.match(/HTTP\/1\.1 [^\r]*/g);
+    expect(lines).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 Fine Thanks', 'HTTP/1.1 200 OK', 'HTTP/1.1 200 Fine Thanks', 'HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request', 'HTTP/1.1 200 OK']);
+    expect(text).toContain('VELOX_ERR_INVALID_HEADER');
+    expect(text).not.toContain('x-injected');
+    const bodies = parseResponses(text).map((a) => a.body);
+    expect(bodies).toEqual(['OK', 'Fine Thanks', 'OK', 'Fine Thanks', 'OK', 'VELOX_ERR_INVALID_HEADER', 'OK']);
+  });
+
   it('sends strings, buffers, typed arrays and objects with fitting types', async () => {
     const app = server();
     app.get('/string', (req, res) => res.send('Hi'));

@@ -193,11 +193,7 @@ export const app: Record<string, any> = {
 
   handle(this: Application, req: Req, res: Res, callback?: Next) {
     const router: Router | undefined = this._router;
-    const done =
-      callback ||
-      finalHandler(req, res, this.get('env'), (err: any) => {
-        if (this.get('env') !== 'test') console.error(err?.stack || String(err));
-      });
+    const done = callback || finalOf(this, req, res);
     if (!router) {
       done();
       return;
@@ -367,6 +363,19 @@ for (const method of methods) {
   };
 }
 app.del = app.delete;
+
+/**
+ * The app's final handler for a request (Express's finalhandler): the settings it reads (`env`)
+ * are read when it runs, which is rare (a 404 or an error), not for every request.
+ */
+function finalOf(application: Application, req: Req, res: Res): Next {
+  return (err?: unknown) => {
+    const env = application.get('env');
+    finalHandler(req, res, env, (error: any) => {
+      if (application.get('env') !== 'test') console.error(error?.stack || String(error));
+    })(err);
+  };
+}
 
 /**
  * True when `target` has `proto` as its prototype, or is one the server built onto it

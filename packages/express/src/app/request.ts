@@ -11,8 +11,6 @@ import { allAddresses, clientAddress, type TrustFn } from './libs.ts';
 
 const kQuery = Symbol('velox.express.app.query');
 const kHeaders = Symbol('velox.express.app.headers');
-/** Core's `headers` getter (the record of the request's header lines). */
-const coreHeaders = Object.getOwnPropertyDescriptor(Request.prototype, 'headers')!.get!;
 
 function trustOf(req: any): TrustFn {
   return req.app.get('trust proxy fn') as TrustFn;
@@ -56,6 +54,33 @@ function remote(req: any): string | undefined {
   const address: string = compressIPv6(req.socketAddress);
   if (address && dualStack.has(req.server) && isIPv4(address)) return `::ffff:${address}`;
   return address || undefined;
+}
+
+/** Headers of which Node keeps the first line only (its IncomingMessage). */
+const FIRST_ONLY = new Set([
+  'age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since',
+  'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after',
+  'server', 'user-agent',
+]);
+
+/**
+ * `req.headers` as Node builds it from the lines: the first line only of the headers above,
+ * Set-Cookie as an array, Cookie lines joined with `; `, other repeats with `, `.
+ */
+function nodeHeaders(lines: readonly string[]): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (let i = 0; i < lines.length; i += 2) {
+    const name = lines[i]!;
+    const value = lines[i + 1]!;
+    const prev = headers[name];
+    if (name === 'set-cookie') {
+      if (prev === undefined) headers[name] = [value];
+      else (prev as string[]).push(value);
+    } else if (prev === undefined) headers[name] = value;
+    else if (FIRST_ONLY.has(name)) continue;
+    else headers[name] = `${prev}${name === 'cookie' ? '; ' : ', '}${value}`;
+  }
+  return headers;
 }
 
 /** nodeCompat's `req.socket` (found once nodeCompat decorated Request). */
@@ -120,16 +145,13 @@ export const expressRequest: any = Object.create(Request.prototype, {
     configurable: true,
     enumerable: true,
   },
-  // Node's req.headers: a plain object (core's record has no prototype) that middlewares may
-  // replace (express-mongo-sanitize assigns it). Copied from core's record on first read.
+  // Node's req.headers: a plain object that middlewares may replace (express-mongo-sanitize
+  // assigns it), made on first read from the header lines with Node's rules for repeats.
   headers: {
     get(this: any) {
       const own = this[kHeaders];
       if (own !== undefined) return own;
-      const record = coreHeaders.call(this) as Record<string, string>;
-      const plain: Record<string, string> = {};
-      for (const name in record) plain[name] = record[name]!;
-      return (this[kHeaders] = plain);
+      return (this[kHeaders] = nodeHeaders(this.headerLines));
     },
     set(this: any, value: unknown) {
       this[kHeaders] = value;

@@ -82,6 +82,11 @@ onMimeDefine.add(() => {
   completed.clear();
 });
 
+/** True for `Content-Type` in any case (the usual spellings compared first, without a new string). */
+function isContentType(field: string): boolean {
+  return field === 'Content-Type' || field === 'content-type' || (field.length === 12 && field.toLowerCase() === 'content-type');
+}
+
 /** A Content-Type with mime's charset for its type added when it names none (Express 4's `res.set`). */
 function withDefaultCharset(value: string): string {
   let done = completed.get(value);
@@ -463,15 +468,14 @@ Object.assign(expressResponse, {
     return this.set(field, next);
   },
 
-  set(this: any, ...args: any[]) {
-    const [field, val] = args;
-    if (args.length === 2) {
-      let value = Array.isArray(val) ? val.map(String) : String(val);
-      if (field.length === 12 && field.toLowerCase() === 'content-type') {
+  set(this: any, field: any, val?: any) {
+    if (arguments.length === 2) {
+      let value = typeof val === 'string' ? val : Array.isArray(val) ? val.map(String) : String(val);
+      if (isContentType(field)) {
         if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
         value = withDefaultCharset(value);
       }
-      core().set.call(this, field, value);
+      coreResponse.set.call(this, field, value);
     } else {
       for (const key in field) this.set(key, field[key]);
     }

@@ -128,6 +128,89 @@ function matchPlain(plain: PlainPath, path: string): string | undefined {
 }
 
 /**
+ * Consecutive route layers with plain paths (`/users/list`, not `/users/:id`): which of them a
+ * path can match is a lookup instead of a walk. Only a layer the lookup names can match there
+ * (matchPlain compares ASCII letters case-folded, and lower-casing the path finds every base it
+ * would accept), so the router jumps over the others; the layer it lands on still matches as
+ * usual. Layers of one run share case sensitivity and strictness.
+ */
+interface PlainRun {
+  /** Stack position after the run's last layer. */
+  end: number;
+  /** Case-folded when the run is case-insensitive. */
+  sensitive: boolean;
+  /** Non-strict: `base/` matches too. */
+  optionalSlash: boolean;
+  /** Stack positions of the layers by their base (lower-case when insensitive), ascending. */
+  byBase: Map<string, number[]>;
+}
+
+/** The runs of a stack, by stack position (undefined outside a run); built for one stack length. */
+export interface PlainIndex {
+  length: number;
+  first: Layer | undefined;
+  last: Layer | undefined;
+  runAt: Array<PlainRun | undefined>;
+  hasRuns: boolean;
+}
+
+/** Runs shorter than this are walked: the lookup would cost more. */
+const MIN_RUN = 4;
+
+/** @internal Exported for its tests. */
+export function buildPlainIndex(stack: Layer[]): PlainIndex {
+  const runAt: Array<PlainRun | undefined> = new Array(stack.length).fill(undefined);
+  let i = 0;
+  let hasRuns = false;
+  while (i < stack.length) {
+    const first = stack[i]!.plainRoute;
+    if (first === undefined) {
+      i++;
+      continue;
+    }
+    let j = i;
+    const byBase = new Map<string, number[]>();
+    for (; j < stack.length; j++) {
+      const plain = stack[j]!.plainRoute;
+      if (plain === undefined || plain.sensitive !== first.sensitive || plain.optionalSlash !== first.optionalSlash) break;
+      const key = plain.sensitive ? plain.base : plain.base.toLowerCase();
+      const list = byBase.get(key);
+      if (list) list.push(j);
+      else byBase.set(key, [j]);
+    }
+    if (j - i >= MIN_RUN) {
+      const run: PlainRun = { end: j, sensitive: first.sensitive, optionalSlash: first.optionalSlash, byBase };
+      for (let k = i; k < j; k++) runAt[k] = run;
+      hasRuns = true;
+    }
+    i = j;
+  }
+  return { length: stack.length, first: stack[0], last: stack[stack.length - 1], runAt, hasRuns };
+}
+
+/** The first position from `idx` on that holds a layer `path` may match: `idx` itself outside a run. */
+/** @internal Exported for its tests. */
+export function skipPlain(index: PlainIndex, idx: number, path: string): number {
+  const run = index.runAt[idx];
+  if (run === undefined) return idx;
+  const key = run.sensitive ? path : path.toLowerCase();
+  let to = firstFrom(run.byBase.get(key), idx, run.end);
+  // Non-strict: `base/` matches `base` too.
+  if (run.optionalSlash && key.length > 0 && key.charCodeAt(key.length - 1) === 47) to = firstFrom(run.byBase.get(key.slice(0, -1)), idx, to);
+  return to;
+}
+
+/** The first position in `list` (ascending) at or after `idx` and before `limit`, else `limit`. */
+function firstFrom(list: number[] | undefined, idx: number, limit: number): number {
+  if (list === undefined) return limit;
+  for (const at of list) {
+    if (at >= limit) return limit;
+    if (at >= idx) return at;
+  }
+  return limit;
+}
+
+/**
  * With the app setting `catch async errors` on, a handler's rejected promise goes to `next(err)`
  * (what express-async-errors does to Express 4, and Express 5 always does); off (Express 4's
  * default), the rejection stays unhandled, as in Express 4.
@@ -185,6 +268,11 @@ export class Layer {
     } catch (err) {
       next(err);
     }
+  }
+
+  /** @internal The plain path of a route's layer (matched whole), for the router's index; else undefined. */
+  get plainRoute(): PlainPath | undefined {
+    return this.route !== undefined && this.#plain !== undefined && this.#plain.end ? this.#plain : undefined;
   }
 
   #arityFor(fn: HandlerFn): number {
@@ -448,7 +536,9 @@ const proto: Record<string, unknown> = {
     let removed = '';
     let slashAdded = false;
     let sync = 0;
-    const called: Record<string, { error: unknown; match: unknown; value: unknown }> = hasAny(this.params) ? {} : NO_CALLS;
+    const index = plainIndexOf(this);
+    // Made when a layer with parameters meets a router with param() callbacks.
+    let called: Record<string, { error: unknown; match: unknown; value: unknown }> = NO_CALLS;
     const host = protohost(req.url);
     let options: string[] = req.method === 'OPTIONS' ? [] : NO_OPTIONS;
     // pathname() of the last req.url seen: the same for every layer until a mount point trims it.
@@ -502,6 +592,10 @@ const proto: Record<string, unknown> = {
       let match: boolean | unknown = false;
       let route: Route | undefined;
       while (match !== true && idx < stack.length) {
+        if (index !== null) {
+          idx = skipPlain(index, idx, path);
+          if (idx >= stack.length) break;
+        }
         layer = stack[idx++]!;
         try {
           match = layer.match(path);
@@ -530,13 +624,14 @@ const proto: Record<string, unknown> = {
       req.params = this.mergeParams ? mergeParams(layer.params!, parentParams) : layer.params;
       const layerPath = layer.path!;
       const current = layer;
-      if (current.keys.length === 0) {
-        // No parameters, so no param() callbacks: the layer runs now (no continuation to make).
+      if (current.keys.length === 0 || !hasAny(this.params)) {
+        // No parameters, or no param() callbacks: the layer runs now (no continuation to make).
         if (route) current.handleRequest(req, res, next);
         else trimPrefix(current, layerError, layerPath, path);
         sync = 0;
         return;
       }
+      if (called === NO_CALLS) called = {};
       processParams(this, current, called, req, res, (e?: unknown) => {
         if (e) next(layerError || e);
         else if (route) current.handleRequest(req, res, next);
@@ -608,6 +703,23 @@ for (const method of [...methods, 'all']) {
     route[method === 'all' ? 'all' : method](...handlers);
     return this;
   };
+}
+
+const kPlainIndex = Symbol('velox.express.plainIndex');
+
+/**
+ * The router's index of plain route runs (null when it has none), made again when its stack
+ * changed length or its first or last layer. A layer replaced in place by another at the same
+ * position inside the stack is not seen: add or remove layers instead (as Express's API does).
+ */
+function plainIndexOf(router: Router): PlainIndex | null {
+  const stack = router.stack;
+  let index = (router as any)[kPlainIndex] as PlainIndex | undefined;
+  if (index === undefined || index.length !== stack.length || index.first !== stack[0] || index.last !== stack[stack.length - 1]) {
+    index = buildPlainIndex(stack);
+    (router as any)[kPlainIndex] = index;
+  }
+  return index.hasRuns ? index : null;
 }
 
 /** Runs the `param()` callbacks of the layer's keys, each once per value per request. */

@@ -1,5 +1,5 @@
-import { describe, it } from 'vitest';
-import { type AnyExpress, compare } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { type AnyExpress, both, compare } from './harness.ts';
 
 const dump = (req: any) => ({
   hostname: req.hostname ?? null,
@@ -51,6 +51,35 @@ describe('express() req, compared with express@4', () => {
       },
       [{ path: '/who', headers }],
     );
+  });
+
+  it('keeps repeated header lines as Node does: req.headers, rawHeaders, headersDistinct, get()', async () => {
+    const pair = await both((ex: AnyExpress) => {
+      const app = ex();
+      app.get('/h', (req: any, res: any) => {
+        const { host: _host, ...headers } = req.headers;
+        res.json({
+          headers,
+          raw: req.rawHeaders.filter((_v: string, i: number, all: string[]) => all[i - (i % 2)] !== 'host'),
+          distinct: { x: req.headersDistinct['x-tag'], type: req.headersDistinct['content-type'] },
+          get: [req.get('set-cookie'), req.get('content-type'), req.get('cookie'), req.get('x-tag'), req.get('user-agent')],
+        });
+      });
+      return app;
+    });
+    const [theirs, ours] = await pair.raw(
+      'GET /h HTTP/1.1\r\nhost: x\r\nx-tag: a\r\nset-cookie: s=1\r\ncontent-type: text/plain\r\ncookie: c=1\r\nx-tag: b\r\n' +
+        'set-cookie: s=2\r\ncontent-type: application/json\r\ncookie: d=2\r\nuser-agent: one\r\nuser-agent: two\r\n\r\n',
+    );
+    const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+    expect(bodyOf(ours)).toEqual(bodyOf(theirs));
+    expect(bodyOf(ours).headers).toEqual({
+      'x-tag': 'a, b',
+      'set-cookie': ['s=1', 's=2'],
+      'content-type': 'text/plain',
+      cookie: 'c=1; d=2',
+      'user-agent': 'one',
+    });
   });
 
   it('answers req.get, accepts*, is, fresh, stale, range, route, params and xhr', async () => {
