@@ -157,7 +157,7 @@ export interface PlainIndex {
 /** Runs shorter than this are walked: the lookup would cost more. */
 const MIN_RUN = 4;
 
-/** @internal Exported for its tests. */
+/** @internal The plain route runs of `stack`. Exported for its tests. */
 export function buildPlainIndex(stack: Layer[]): PlainIndex {
   const runAt: Array<PlainRun | undefined> = new Array(stack.length).fill(undefined);
   let i = 0;
@@ -188,8 +188,10 @@ export function buildPlainIndex(stack: Layer[]): PlainIndex {
   return { length: stack.length, first: stack[0], last: stack[stack.length - 1], runAt, hasRuns };
 }
 
-/** The first position from `idx` on that holds a layer `path` may match: `idx` itself outside a run. */
-/** @internal Exported for its tests. */
+/**
+ * @internal The first position from `idx` on that holds a layer `path` may match: `idx` itself
+ * outside a run. Exported for its tests.
+ */
 export function skipPlain(index: PlainIndex, idx: number, path: string): number {
   const run = index.runAt[idx];
   if (run === undefined) return idx;
@@ -592,7 +594,8 @@ const proto: Record<string, unknown> = {
       let match: boolean | unknown = false;
       let route: Route | undefined;
       while (match !== true && idx < stack.length) {
-        if (index !== null) {
+        // (A stack changed while this request walks it is walked, not looked up.)
+        if (index !== null && index.length === stack.length) {
           idx = skipPlain(index, idx, path);
           if (idx >= stack.length) break;
         }
