@@ -170,7 +170,8 @@ export const app: Record<string, any> = {
     const self = this;
     this._router.use(function query(req: Req, _res: Res, next: Next) {
       if (!req.query) {
-        const parse = self.get('query parser fn') as (text: string | null) => unknown;
+        // The settings object (with its parents' beneath): what app.get() reads, without its walk.
+        const parse = self.settings['query parser fn'] as (text: string | null) => unknown;
         // parseurl's query: null without a '?', else the text after it.
         const url: string = req.url;
         const q = url.indexOf('?');

@@ -64,14 +64,45 @@ function simpleQuery(text: string): Record<string, string> | undefined {
     if (end > start) {
       const eq = text.indexOf('=', start);
       const hasValue = eq !== -1 && eq < end;
-      const key = text.slice(start, hasValue ? eq : end);
+      const keyEnd = hasValue ? eq : end;
+      let key = knownKey(text, start, keyEnd);
+      if (key === undefined) {
+        key = text.slice(start, keyEnd);
+        if (!PLAIN_KEY.test(key) || key in Object.prototype) return undefined;
+        key = rememberKey(key);
+      }
       const value = hasValue ? text.slice(eq + 1, end) : '';
-      if (!PLAIN_KEY.test(key) || key in out || key in Object.prototype || !PLAIN_VALUE.test(value)) return undefined;
+      if (key in out || !PLAIN_VALUE.test(value)) return undefined;
       out[key] = value;
     }
     start = end + 1;
   }
   return out;
+}
+
+/**
+ * Plain keys met before, as the engine's own interned strings: a key found here needs no check
+ * and no lookup in the engine's string table when it becomes a property (core's query parser
+ * does the same).
+ */
+const knownKeys: string[] = [];
+
+function knownKey(text: string, start: number, end: number): string | undefined {
+  const length = end - start;
+  search: for (let k = 0; k < knownKeys.length; k++) {
+    const key = knownKeys[k]!;
+    if (key.length !== length) continue;
+    for (let i = 0; i < length; i++) if (key.charCodeAt(i) !== text.charCodeAt(start + i)) continue search;
+    return key;
+  }
+  return undefined;
+}
+
+function rememberKey(key: string): string {
+  if (knownKeys.length >= 64 || key.length > 32) return key;
+  const interned = Object.keys({ [key]: 0 })[0]!;
+  knownKeys.push(interned);
+  return interned;
 }
 
 /** A `trust proxy` value compiled to a function (address, hop index) => boolean. */

@@ -77,9 +77,18 @@ const lookups = new Map<string, string>();
 /** Content-Type values as `res.set()` completes them with mime's default charset, remembered. */
 const completed = new Map<string, string>();
 
+/** `res.send(text)`'s Content-Type when none was set: `type('html')` then the UTF-8 charset. */
+let html: string | undefined;
+
+function htmlUtf8(): string {
+  html ??= setCharset(withDefaultCharset(mime.lookup('html')), 'utf-8');
+  return html;
+}
+
 onMimeDefine.add(() => {
   lookups.clear();
   completed.clear();
+  html = undefined;
 });
 
 /** True for `Content-Type` in any case (the usual spellings compared first, without a new string). */
@@ -265,6 +274,7 @@ Object.assign(expressResponse, {
     const body: unknown = args[0];
     let chunk: any = body;
     let encoding: BufferEncoding | undefined;
+    let htmlSet = false;
     const req = this.req;
     if (args.length === 2) {
       // res.send(body, status) and res.send(status, body), as Express 4 still takes them.
@@ -281,7 +291,13 @@ Object.assign(expressResponse, {
     }
     switch (typeof chunk) {
       case 'string':
-        if (!this.get('Content-Type')) this.type('html');
+        if (!this.get('Content-Type')) {
+          if (this.type === expressResponse.type && this.set === expressResponse.set) {
+            // What type('html') and the charset step below end with, worked out once.
+            coreResponse.set.call(this, 'Content-Type', htmlUtf8());
+            htmlSet = true;
+          } else this.type('html');
+        }
         break;
       case 'boolean':
       case 'number':
@@ -294,7 +310,7 @@ Object.assign(expressResponse, {
     }
     if (typeof chunk === 'string') {
       encoding = 'utf8';
-      const type = this.get('Content-Type');
+      const type = htmlSet ? undefined : this.get('Content-Type');
       if (typeof type === 'string') {
         const withUtf8 = setCharset(type, 'utf-8');
         if (withUtf8 !== type) this.set('Content-Type', withUtf8);

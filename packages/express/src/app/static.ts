@@ -189,7 +189,16 @@ export function staticFiles(root: string, options?: Record<string, unknown>): (r
     statFile(full, (err, stats) => {
       if (err || !stats.isFile() || res.headersSent) return slow(req, res, next);
       const entry = entries.get(full);
-      if (entry !== undefined && sameVersion(entry, stats)) return answer(req, res, shape, full, stats, entry);
+      if (entry !== undefined && sameVersion(entry, stats)) {
+        // A setHeaders that throws reaches the app's error handlers (on Express it would be an
+        // uncaught exception in send's stat callback).
+        try {
+          answer(req, res, shape, full, stats, entry);
+        } catch (error) {
+          next(error);
+        }
+        return;
+      }
       if (entry !== undefined) drop(full);
       slow(req, res, next);
       fill(full, stats);

@@ -304,6 +304,39 @@ describe('express() res.send: what it remembers of short texts and of the MIME t
     await pair.same({ path: '/uni', headers: { 'if-none-match': first.headers.etag! } });
   });
 
+  it("gives res.send(text) the html type the MIME table has now, and calls an app's own res.type", async () => {
+    const pair = await both((express: AnyExpress) => {
+      const app = express();
+      app.get('/t', (_req: any, res: any) => res.send('text'));
+      app.get('/define', (_req: any, res: any) => {
+        express.static.mime.define({ 'text/x-velox-html': ['html'] }, true);
+        res.send('defined');
+      });
+      app.get('/restore', (_req: any, res: any) => {
+        express.static.mime.define({ 'text/html': ['html'] }, true);
+        res.send('restored');
+      });
+      const own = express();
+      own.response.type = function type(this: any, name: string) {
+        this.set('x-own-type', name);
+        return this.set('Content-Type', name === 'html' ? 'text/plain' : name);
+      };
+      own.get('/', (_req: any, res: any) => res.send('own'));
+      app.use('/own', own);
+      return app;
+    });
+    expect((await pair.same('/t')).headers['content-type']).toBe('text/html; charset=utf-8');
+    await pair.same('/define');
+    try {
+      expect((await pair.same('/t')).headers['content-type']).toBe('text/x-velox-html; charset=utf-8');
+    } finally {
+      await pair.same('/restore');
+    }
+    expect((await pair.same('/t')).headers['content-type']).toBe('text/html; charset=utf-8');
+    const own = await pair.same('/own');
+    expect([own.headers['x-own-type'], own.headers['content-type']]).toEqual(['html', 'text/plain; charset=utf-8']);
+  });
+
   it('follows express.static.mime.define() made after a type was looked up, as express@4 does', async () => {
     const pair = await both((express: AnyExpress) => {
       const app = express();

@@ -117,6 +117,33 @@ describe('express.static (memory for plain requests)', () => {
     expect(staticMemory().hits).toBe(hits);
   });
 
+  it('sends a throwing setHeaders to the error handlers instead of crashing', async () => {
+    const dir = await site();
+    let throwNow = false;
+    const pair = await both((ex: AnyExpress) => {
+      const app = ex();
+      app.use(
+        ex.static(dir, {
+          setHeaders: () => {
+            if (throwNow) throw new Error('setHeaders failed');
+          },
+        }),
+      );
+      app.use((err: any, _req: any, res: any, _next: any) => res.status(500).send(`caught: ${err.message}`));
+      return app;
+    });
+    const before = staticMemory();
+    await pair.same('/app.js');
+    await heldMore(before.files, 1);
+    throwNow = true;
+    // Only Velox's answer: on Express the throw is an uncaught exception in send's stat callback.
+    const res = await fetch(`${pair.velox}/app.js`);
+    expect([res.status, await res.text()]).toEqual([500, 'caught: setHeaders failed']);
+    expect(staticMemory().hits).toBe(before.hits + 1);
+    throwNow = false;
+    expect((await fetch(`${pair.velox}/app.js`)).status).toBe(200);
+  });
+
   it('streams a file larger than the memory limit each time, as express@4 answers it', async () => {
     const dir = await site();
     const pair = await both((ex: AnyExpress) => {
