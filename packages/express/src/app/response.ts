@@ -18,7 +18,6 @@ import { escapeHtml, setCharset } from './util.ts';
  * decorations; see `adoptServerClasses`), or core's Response until a request came.
  */
 let coreResponse: any = Response.prototype;
-const core = (): any => coreResponse;
 
 /** @internal expressInit's `X-Powered-By: Express`, through core's set (the name and value need no check). */
 export function setPoweredBy(res: any): void {
@@ -208,7 +207,7 @@ export const expressResponse: any = Object.create(Response.prototype, {
 Object.assign(expressResponse, {
   write(this: any, chunk: any, encoding?: any, callback?: any) {
     const held = holdFor(this);
-    if (held === null || this.finished || this.aborted) return core().write.call(this, chunk, encoding, callback);
+    if (held === null || this.finished || this.aborted) return coreResponse.write.call(this, chunk, encoding, callback);
     if (typeof encoding === 'function') callback = encoding;
     held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding) : Buffer.from(chunk));
     if (typeof callback === 'function') queueMicrotask(callback);
@@ -243,10 +242,10 @@ Object.assign(expressResponse, {
       };
     }
     const held: Held | null | undefined = this[kHeld];
-    if (!held) return core().end.call(this, chunk, encoding, callback);
+    if (!held) return coreResponse.end.call(this, chunk, encoding, callback);
     this[kHeld] = null;
     if (chunk !== undefined && chunk !== null) held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (encoding ?? 'utf8') as BufferEncoding) : Buffer.from(chunk));
-    return core().end.call(this, Buffer.concat(held.chunks), callback);
+    return coreResponse.end.call(this, Buffer.concat(held.chunks), callback);
   },
 
   // Node's own methods set headers as given (no charset added), as on Node's ServerResponse,
@@ -255,7 +254,7 @@ Object.assign(expressResponse, {
   setHeader(this: any, name: string, value: unknown) {
     validateHeaderName(name);
     validateHeaderValue(name, value as string);
-    core().set.call(this, name, Array.isArray(value) ? value.map(String) : String(value));
+    coreResponse.set.call(this, name, Array.isArray(value) ? value.map(String) : String(value));
     return this;
   },
 
@@ -512,7 +511,7 @@ Object.assign(expressResponse, {
       else opts.maxAge = maxAge;
     } else delete opts.maxAge;
     if (opts.path == null) opts.path = '/';
-    return core().cookie.call(this, name, text, opts);
+    return coreResponse.cookie.call(this, name, text, opts);
   },
 
   redirect(this: any, ...args: any[]) {
