@@ -64,6 +64,32 @@ function wrap(wrappers: MiddlewareWrapper[], fn: ChainFn): ChainFn {
 }
 
 
+/**
+ * The method upper-case, as the program's own string for the usual ones: later comparisons
+ * (`req.method === 'GET'`) and lookups by it then need no character compare or hash, and an
+ * upper-case name needs no conversion.
+ */
+function upperMethod(raw: string): string {
+  switch (raw) {
+    case 'GET':
+      return 'GET';
+    case 'POST':
+      return 'POST';
+    case 'HEAD':
+      return 'HEAD';
+    case 'PUT':
+      return 'PUT';
+    case 'DELETE':
+      return 'DELETE';
+    case 'PATCH':
+      return 'PATCH';
+    case 'OPTIONS':
+      return 'OPTIONS';
+    default:
+      return raw.toUpperCase();
+  }
+}
+
 /** The function uWS calls for one route. */
 export function dispatcher(life: Lifecycle, method: Method, pattern: string, names: string[], chain: ChainFn[], fail: Fail, head: boolean) {
   const fixedMethod = method === 'ANY' ? undefined : method;
@@ -85,7 +111,7 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
     let m: string | undefined = fixedMethod;
     let isHead = head;
     if (m === undefined) {
-      m = ureq.getCaseSensitiveMethod().toUpperCase();
+      m = upperMethod(ureq.getCaseSensitiveMethod());
       isHead = m === 'HEAD';
     }
     const res = new classes.BuiltResponse(life, ures, isHead, heads);

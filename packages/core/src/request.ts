@@ -3,7 +3,7 @@
  * uWS's HttpRequest; if the handler goes async, what it may still need is copied once before
  * the callback returns (uWS's HttpRequest lives on the stack of that callback).
  */
-import type { Buffer } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import type { HttpRequest, HttpResponse } from '@based/uws';
 import { As, Body } from './body.ts';
@@ -47,6 +47,27 @@ const WHOLE_HEADERS = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forward
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
 
+/** Header names asked of uWS, as UTF-8 bytes (128 names at most). */
+const NAME_BYTES = new Map<string, ArrayBuffer | string>();
+
+/**
+ * A header name as uWS reads it fastest: a string is converted to UTF-8 on each call, an
+ * ArrayBuffer is read as it is, so the names asked often are encoded once.
+ */
+function nameBytes(name: string): ArrayBuffer | string {
+  let bytes = NAME_BYTES.get(name);
+  if (bytes === undefined) {
+    bytes = NAME_BYTES.size < 128 && typeof name === 'string' ? encodeName(name) : name;
+    if (NAME_BYTES.size < 128) NAME_BYTES.set(name, bytes);
+  }
+  return bytes;
+}
+
+function encodeName(name: string): ArrayBuffer {
+  const view = Buffer.from(name);
+  return view.buffer.slice(view.byteOffset, view.byteOffset + view.length) as ArrayBuffer;
+}
+
 /**
  * The incoming HTTP request, handed to every middleware and handler.
  * Add your own typed properties through module augmentation.
@@ -87,6 +108,8 @@ export class Request<Params = Record<string, string>, Q = Query> {
   #ures: HttpResponse;
   #path: string | undefined;
   #rawQuery: string | undefined;
+  /** `url` when the query string is not empty, built on first read (undefined until then). */
+  #url: string | undefined;
   #query: Query | undefined;
   #headers: Headers | undefined;
   #rawHeaders: string[] | undefined;
@@ -109,6 +132,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
     this.#ures = ures;
     this.#path = path;
     this.#rawQuery = undefined;
+    this.#url = undefined;
     this.#query = undefined;
     this.#headers = undefined;
     this.#rawHeaders = undefined;
@@ -133,7 +157,8 @@ export class Request<Params = Record<string, string>, Q = Query> {
   /** The path and query string, as sent. */
   get url(): string {
     const q = this.rawQuery;
-    return q ? `${this.path}?${q}` : this.path;
+    // Built once: routers read it once per layer and compare it with the last one they saw.
+    return q ? (this.#url ??= `${this.path}?${q}`) : this.path;
   }
   set url(value: string) {
     // Some middlewares rewrite req.url, and so do mount points: keep path and query in step,
@@ -145,6 +170,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
     this.#path = i < 0 ? value : value.slice(0, i);
     if (rawQuery !== this.#rawQuery) this.#query = undefined;
     this.#rawQuery = rawQuery;
+    this.#url = undefined;
   }
 
   /** The URL as received, before any middleware or mount point rewrote `req.url` (Express's `originalUrl`). */
@@ -246,7 +272,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
    */
   firstHeader(name: string): string {
     const ureq = this.#ureq;
-    if (ureq !== null && this.#headers === undefined) return ureq.getHeader(name);
+    if (ureq !== null && this.#headers === undefined) return ureq.getHeader(nameBytes(name));
     return this.#rawHeader(name) ?? '';
   }
 

@@ -16,7 +16,7 @@ import { finalHandler } from './final.ts';
 import { compileTrust, etagOf, ownEtagFns, parseQueryExtended } from './libs.ts';
 import { adoptServerClasses, adoptServerPrototypes, expressRequest, markDualStack, ownsPrototypes } from './request.ts';
 import { expressResponse, setPoweredBy } from './response.ts';
-import { createRouter, methods, type Next, type Req, type Res, type Router } from './router.ts';
+import { createRouter, kInline, methods, type Next, type Req, type Res, type Router } from './router.ts';
 import { type Engine, View } from './view.ts';
 import { parse as parseSimple } from 'node:querystring';
 
@@ -168,28 +168,45 @@ export const app: Record<string, any> = {
     if (this._router) return;
     this._router = createRouter({ caseSensitive: this.enabled('case sensitive routing'), strict: this.enabled('strict routing') });
     const self = this;
-    this._router.use(function query(req: Req, _res: Res, next: Next) {
+    // Both run in place when the router reaches them (kInline): they always call next() once.
+    const parseQuery = (req: Req): void => {
       if (!req.query) {
         // The settings object (with its parents' beneath): what app.get() reads, without its walk.
         const parse = self.settings['query parser fn'] as (text: string | null) => unknown;
-        // parseurl's query: null without a '?', else the text after it.
-        const url: string = req.url;
-        const q = url.indexOf('?');
-        req.query = parse(q === -1 ? null : url.slice(q + 1));
+        // parseurl's query: null without a '?', else the text after it. Core's req.url is its
+        // path, then '?' and rawQuery when rawQuery is not empty: read without building the URL.
+        const raw: unknown = req.rawQuery;
+        if (typeof raw === 'string') req.query = parse(raw === '' ? null : raw);
+        else {
+          const url: string = req.url;
+          const q = url.indexOf('?');
+          req.query = parse(q === -1 ? null : url.slice(q + 1));
+        }
       }
-      next();
-    });
-    this._router.use(function expressInit(req: Req, res: Res, next: Next) {
+    };
+    const init = (req: Req, res: Res, next: Next): void => {
       // A settings read and core's own set: the name and value are known good, so Node's
       // setHeader checks (two regular expressions) are skipped.
       if (self.settings['x-powered-by']) setPoweredBy(res);
       req.res = res;
       res.req = req;
       req.next = next;
-      if (!builtOn(req, self.request)) Object.setPrototypeOf(req, self.request);
-      if (!builtOn(res, self.response)) Object.setPrototypeOf(res, self.response);
+      // req.app is the app whose request prototype is nearest: this app's means nothing to change.
+      if (req.app !== self && !builtOn(req, self.request)) Object.setPrototypeOf(req, self.request);
+      if (res.app !== self && !builtOn(res, self.response)) Object.setPrototypeOf(res, self.response);
+    };
+    const query = function query(req: Req, _res: Res, next: Next) {
+      parseQuery(req);
       next();
-    });
+    };
+    const expressInit = function expressInit(req: Req, res: Res, next: Next) {
+      init(req, res, next);
+      next();
+    };
+    (query as { [kInline]?: unknown })[kInline] = parseQuery;
+    (expressInit as { [kInline]?: unknown })[kInline] = init;
+    this._router.use(query);
+    this._router.use(expressInit);
   },
 
   handle(this: Application, req: Req, res: Res, callback?: Next) {

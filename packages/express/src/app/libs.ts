@@ -47,8 +47,14 @@ export function parseQueryExtended(text: string | null): Record<string, unknown>
 
 /** A key qs reads as itself: no brackets, dots or escapes, and no name Object.prototype has. */
 const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
-/** A value qs leaves as it is: nothing to decode ('%', '+'). */
-const PLAIN_VALUE = /^[^%+]*$/;
+/** A value qs leaves as it is, `text` from `start` to `end`: nothing to decode ('%', '+'). */
+function plainValue(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 37 || c === 43) return false;
+  }
+  return true;
+}
 
 /**
  * What qs answers for a short query of distinct plain keys with plain values (`name=x&page=2`),
@@ -71,9 +77,8 @@ function simpleQuery(text: string): Record<string, string> | undefined {
         if (!PLAIN_KEY.test(key) || key in Object.prototype) return undefined;
         key = rememberKey(key);
       }
-      const value = hasValue ? text.slice(eq + 1, end) : '';
-      if (key in out || !PLAIN_VALUE.test(value)) return undefined;
-      out[key] = value;
+      if (key in out || (hasValue && !plainValue(text, eq + 1, end))) return undefined;
+      out[key] = hasValue ? text.slice(eq + 1, end) : '';
     }
     start = end + 1;
   }
@@ -136,6 +141,8 @@ export function etagOf(body: string | Buffer, weak: boolean): string {
 export interface TextTag {
   etag: string;
   length: number;
+  /** `length` as text (the Content-Length header's value). */
+  lengthText: string;
 }
 
 /** The ETag functions the `etag` setting compiles to (true: weak), whose result for a text is cached. */
@@ -157,7 +164,9 @@ export function textTag(text: string, weak: boolean): TextTag | undefined {
   let tag = tags.get(text);
   if (tag === undefined) {
     const bytes = Buffer.from(text, 'utf8');
-    tag = { etag: makeEtag(bytes, { weak }), length: bytes.length };
+    // The tag made flat once (etag joins it from parts), so each header check reads it directly.
+    const etag = Buffer.from(makeEtag(bytes, { weak }), 'latin1').toString('latin1');
+    tag = { etag, length: bytes.length, lengthText: String(bytes.length) };
     if (tags.size >= TEXT_TAGS_MAX) tags.clear();
     tags.set(text, tag);
   }

@@ -324,8 +324,14 @@ Object.assign(expressResponse, {
     const tag = weak === undefined ? undefined : textTag(chunk, weak);
     if (tag !== undefined) {
       length = tag.length;
-      this.set('Content-Length', length);
-      this.set('ETag', tag.etag);
+      if (this.set === expressResponse.set) {
+        // What Express's set does with these two (a string value, no charset step), without its steps.
+        coreResponse.set.call(this, 'Content-Length', tag.lengthText);
+        coreResponse.set.call(this, 'ETag', tag.etag);
+      } else {
+        this.set('Content-Length', length);
+        this.set('ETag', tag.etag);
+      }
     } else if (chunk !== undefined) {
       if (Buffer.isBuffer(chunk)) length = chunk.length;
       else if (!generateETag && chunk.length < 1000) length = Buffer.byteLength(chunk, encoding);

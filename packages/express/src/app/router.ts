@@ -15,6 +15,9 @@ export const methods: string[] = METHODS.map((m) => m.toLowerCase());
 const LOWER_METHODS = new Map<string, string>(METHODS.map((m) => [m, m.toLowerCase()]));
 
 function lowerMethod(method: string): string {
+  // The usual ones first: core hands them over as the program's own strings (a pointer compare).
+  if (method === 'GET') return 'get';
+  if (method === 'POST') return 'post';
   return LOWER_METHODS.get(method) ?? method.toLowerCase();
 }
 
@@ -60,6 +63,8 @@ export interface RouterOptions {
 
 function decodeParam(value: unknown): unknown {
   if (typeof value !== 'string' || value.length === 0) return value;
+  // Without a '%' there is nothing to decode (and nothing decodeURIComponent could refuse).
+  if (value.indexOf('%') === -1) return value;
   try {
     return decodeURIComponent(value);
   } catch (err) {
@@ -125,6 +130,70 @@ function matchPlain(plain: PlainPath, path: string): string | undefined {
   }
   if (plain.lookahead && !(path.length === n || slashNext)) return undefined;
   return path.slice(0, n);
+}
+
+/** A route path of `/text` and `/:name` segments only (`/users/:id/posts`), with one parameter at least. */
+const SEGMENTS = /^(?:\/(?:[A-Za-z0-9_~-]+|:\w+))*\/:\w+(?:\/(?:[A-Za-z0-9_~-]+|:\w+))*$/;
+
+/**
+ * How path-to-regexp 0.1 matches a route path of plain segments and `:name` segments, without
+ * its expression (`^\/users(?:\/([^/]+?))\/?$`, case-folded unless `sensitive`): each literal
+ * segment compared, each parameter one or more characters up to the next `/`, then an optional
+ * slash unless `strict`, then the end. Same answers as the expression (a test compares them).
+ */
+interface SegmentPath {
+  /** Each segment's text without its slash, or null for a parameter. */
+  segments: Array<string | null>;
+  optionalSlash: boolean;
+  sensitive: boolean;
+}
+
+function segmentPath(path: unknown, options: { sensitive?: boolean; strict?: boolean; end?: boolean }): SegmentPath | undefined {
+  if (typeof path !== 'string' || options.end === false || !SEGMENTS.test(path)) return undefined;
+  return {
+    segments: path
+      .slice(1)
+      .split('/')
+      .map((segment) => (segment[0] === ':' ? null : segment)),
+    optionalSlash: options.strict !== true,
+    sensitive: options.sensitive === true,
+  };
+}
+
+/** matchSegments' output, read at once by Layer.match (nothing runs in between). */
+const SCRATCH: string[] = [];
+
+/** Fills `values` with the parameters' text (not decoded) when `path` matches, else returns false. */
+function matchSegments(spec: SegmentPath, path: string, values: string[]): boolean {
+  const segments = spec.segments;
+  const n = path.length;
+  let pos = 0;
+  let k = 0;
+  for (let s = 0; s < segments.length; s++) {
+    if (path.charCodeAt(pos) !== 47) return false;
+    pos++;
+    const text = segments[s];
+    if (text === null) {
+      let end = pos;
+      while (end < n && path.charCodeAt(end) !== 47) end++;
+      if (end === pos) return false;
+      values[k++] = path.slice(pos, end);
+      pos = end;
+      continue;
+    }
+    const length = text!.length;
+    if (n - pos < length) return false;
+    for (let i = 0; i < length; i++) {
+      const a = path.charCodeAt(pos + i);
+      const b = text!.charCodeAt(i);
+      if (a === b) continue;
+      // The `i` flag folds ASCII letters only here (the text is ASCII).
+      const lower = b | 0x20;
+      if (spec.sensitive || lower < 97 || lower > 122 || (a | 0x20) !== lower) return false;
+    }
+    pos += length;
+  }
+  return pos === n || (spec.optionalSlash && pos === n - 1 && path.charCodeAt(pos) === 47);
 }
 
 /**
@@ -222,6 +291,15 @@ function catchRejection(out: Promise<unknown>, req: Req, next: Next): void {
   out.then(undefined, (err: unknown) => next(err ?? new Error('Rejected promise')));
 }
 
+/**
+ * @internal A middleware's body that the router may run in place (`fn[kInline] = body`): it always
+ * ends by calling `next()` once, synchronously and without an error, so the router runs `body(req,
+ * res, next)` and goes on walking instead of being called back (the app's own `query` and
+ * `expressInit`). A throw still reaches the error path, as from any layer.
+ */
+export const kInline: unique symbol = Symbol('velox.express.inline');
+type InlineFn = (req: Req, res: Res, next: Next) => void;
+
 /** One entry of a stack: a path pattern and its function. */
 export class Layer {
   handle: HandlerFn;
@@ -235,12 +313,18 @@ export class Layer {
   #fastStar: boolean;
   #fastSlash: boolean;
   #plain: PlainPath | undefined;
+  #segments: SegmentPath | undefined;
   /** `handle.length`, read once per function (a function's length getter is slow to call per request). */
   #arityOf: HandlerFn | undefined = undefined;
   #arity = 0;
+  /** The function given, and its in-place body when it has one (see kInline). */
+  #given: HandlerFn;
+  #inline: InlineFn | undefined;
 
   constructor(path: unknown, options: { sensitive?: boolean; strict?: boolean; end?: boolean }, fn: HandlerFn) {
     this.handle = fn;
+    this.#given = fn;
+    this.#inline = (fn as { [kInline]?: InlineFn })[kInline];
     this.name = fn.name || '<anonymous>';
     const compiled = compilePath(path, options);
     this.regexp = compiled.regexp;
@@ -248,6 +332,7 @@ export class Layer {
     this.#fastStar = path === '*';
     this.#fastSlash = path === '/' && options.end === false;
     this.#plain = plainPath(path, options);
+    this.#segments = this.#plain === undefined ? segmentPath(path, options) : undefined;
   }
 
   handleError(error: unknown, req: Req, res: Res, next: Next): void {
@@ -270,6 +355,16 @@ export class Layer {
     } catch (err) {
       next(err);
     }
+  }
+
+  /** @internal The in-place body of the layer's function (undefined when it has none, or `handle` was replaced). */
+  get inline(): InlineFn | undefined {
+    return this.handle === this.#given ? this.#inline : undefined;
+  }
+
+  /** @internal True while `handle` is the function the layer was made with (not replaced). */
+  get original(): boolean {
+    return this.handle === this.#given;
   }
 
   /** @internal The plain path of a route's layer (matched whole), for the router's index; else undefined. */
@@ -308,6 +403,24 @@ export class Layer {
       }
       this.params = {};
       this.path = matched;
+      return true;
+    }
+    if (this.#segments !== undefined && path != null) {
+      const values = SCRATCH;
+      if (!matchSegments(this.#segments, path, values)) {
+        this.params = undefined;
+        this.path = undefined;
+        return false;
+      }
+      const params: Record<string, unknown> = {};
+      this.params = params;
+      this.path = path;
+      const count = this.keys.length;
+      for (let i = 0; i < count; i++) {
+        const key = this.keys[i]!;
+        const value = decodeParam(values[i]);
+        if (value !== undefined || !Object.hasOwn(params, key.name)) params[key.name] = value;
+      }
       return true;
     }
     const match = path == null ? null : this.regexp.exec(path);
@@ -378,6 +491,14 @@ export class Route {
     let method = lowerMethod(req.method);
     if (method === 'head' && !this.methods.head) method = 'get';
     req.route = this;
+    if (stack.length === 1) {
+      // One handler: its next('route'), next('router'), next(err) and next() are what the
+      // router's own next does with them once the route's stack is done, so it gets that one.
+      const only = stack[0]!;
+      if (only.method && only.method !== method) return done();
+      only.handleRequest(req, res, done);
+      return;
+    }
     const next = (err?: unknown): void => {
       if (err && err === 'route') return done();
       if (err && err === 'router') return done(err);
@@ -608,7 +729,19 @@ const proto: Record<string, unknown> = {
         route = layer.route;
         if (typeof match !== 'boolean') layerError = layerError || match;
         if (match !== true) continue;
-        if (!route) continue;
+        if (!route) {
+          const inline = layerError ? undefined : layer.inline;
+          if (inline === undefined) continue;
+          // Runs here and the walk goes on: what the layer would see (params) is set as for any.
+          req.params = this.mergeParams ? mergeParams(layer.params!, parentParams) : layer.params;
+          try {
+            inline(req, res, next);
+          } catch (e) {
+            layerError = e;
+          }
+          match = false;
+          continue;
+        }
         if (layerError) {
           match = false;
           continue;
@@ -629,8 +762,10 @@ const proto: Record<string, unknown> = {
       const current = layer;
       if (current.keys.length === 0 || !hasAny(this.params)) {
         // No parameters, or no param() callbacks: the layer runs now (no continuation to make).
-        if (route) current.handleRequest(req, res, next);
-        else trimPrefix(current, layerError, layerPath, path);
+        if (route) {
+          if (current.original) route.dispatch(req, res, next);
+          else current.handleRequest(req, res, next);
+        } else trimPrefix(current, layerError, layerPath, path);
         sync = 0;
         return;
       }
