@@ -120,7 +120,7 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
     if (life.closing) res[kCloseAfter]();
     if (requestStart.hasSubscribers || routeMatch.hasSubscribers) return observed(ures, ureq, req, res);
     if (hasParams) {
-      const params = readParams(ureq, names, wildcard, shape);
+      const params = readParams(ureq, req, names, wildcard, shape);
       if (params === undefined) {
         fail(new VeloxError(ErrorCodes.BAD_ENCODING, 'Malformed percent-escape in the path', { status: 400 }), req, res);
       } else {
@@ -159,7 +159,7 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
 
   function proceed(ures: HttpResponse, ureq: HttpRequest, req: Request, res: Response): void {
     if (route !== undefined && routeMatch.hasSubscribers) routeMatch.publish({ req, res, route });
-    const params = hasParams ? readParams(ureq, names, wildcard, shape) : undefined;
+    const params = hasParams ? readParams(ureq, req, names, wildcard, shape) : undefined;
     if (hasParams && params === undefined) {
       fail(new VeloxError(ErrorCodes.BAD_ENCODING, 'Malformed percent-escape in the path', { status: 400 }), req, res);
     } else {
@@ -224,7 +224,7 @@ export function settlesInUwsCallback(): boolean | undefined {
 }
 
 /** Reads and decodes route parameters; undefined when an escape is malformed. */
-function readParams(ureq: HttpRequest, names: string[], wildcard: number, shape: Record<string, string>): Record<string, string> | undefined {
+function readParams(ureq: HttpRequest, req: Request, names: string[], wildcard: number, shape: Record<string, string>): Record<string, string> | undefined {
   // A copy of the route's own template: every request's params share one hidden class, and the
   // stores below overwrite existing keys instead of adding properties.
   const params = { ...shape };
@@ -235,7 +235,8 @@ function readParams(ureq: HttpRequest, names: string[], wildcard: number, shape:
       params[names[i]!] = raw.indexOf('%') < 0 ? raw : decodeURIComponent(raw);
     }
     if (wildcard >= 0) {
-      const rest = ureq.getUrl().slice(wildcard);
+      // The request's path (read from uWS once, and kept for req.path and req.url).
+      const rest = req.path.slice(wildcard);
       params['*'] = rest.indexOf('%') < 0 ? rest : decodeURIComponent(rest);
     }
   } catch {

@@ -324,7 +324,8 @@ export class Layer {
   constructor(path: unknown, options: { sensitive?: boolean; strict?: boolean; end?: boolean }, fn: HandlerFn) {
     this.handle = fn;
     this.#given = fn;
-    this.#inline = (fn as { [kInline]?: InlineFn })[kInline];
+    // In place only where the layer matches every path: a middleware at '/'.
+    this.#inline = path === '/' && options.end === false ? (fn as { [kInline]?: InlineFn })[kInline] : undefined;
     this.name = fn.name || '<anonymous>';
     const compiled = compilePath(path, options);
     this.regexp = compiled.regexp;
@@ -357,7 +358,10 @@ export class Layer {
     }
   }
 
-  /** @internal The in-place body of the layer's function (undefined when it has none, or `handle` was replaced). */
+  /**
+   * @internal The in-place body of the layer's function, for a middleware of every path (`use(fn)`);
+   * undefined otherwise, or when `handle` was replaced.
+   */
   get inline(): InlineFn | undefined {
     return this.handle === this.#given ? this.#inline : undefined;
   }
@@ -721,6 +725,20 @@ const proto: Record<string, unknown> = {
           if (idx >= stack.length) break;
         }
         layer = stack[idx++]!;
+        if (!layerError) {
+          // A middleware of every path that runs in place (the app's query and expressInit): it
+          // runs here and the walk goes on. It reads neither params nor the path, so the layer
+          // is not matched (it matches every path) and req.params is left to the next layer.
+          const inline = layer.inline;
+          if (inline !== undefined) {
+            try {
+              inline(req, res, next);
+            } catch (e) {
+              layerError = e;
+            }
+            continue;
+          }
+        }
         try {
           match = layer.match(path);
         } catch (e) {
@@ -729,19 +747,7 @@ const proto: Record<string, unknown> = {
         route = layer.route;
         if (typeof match !== 'boolean') layerError = layerError || match;
         if (match !== true) continue;
-        if (!route) {
-          const inline = layerError ? undefined : layer.inline;
-          if (inline === undefined) continue;
-          // Runs here and the walk goes on: what the layer would see (params) is set as for any.
-          req.params = this.mergeParams ? mergeParams(layer.params!, parentParams) : layer.params;
-          try {
-            inline(req, res, next);
-          } catch (e) {
-            layerError = e;
-          }
-          match = false;
-          continue;
-        }
+        if (!route) continue;
         if (layerError) {
           match = false;
           continue;
