@@ -15,7 +15,7 @@ import { nodeCompat } from '../plugin.ts';
 import { finalHandler } from './final.ts';
 import { compileTrust, etagOf, ownEtagFns, parseQueryExtended } from './libs.ts';
 import { adoptServerClasses, adoptServerPrototypes, expressRequest, markDualStack, ownsPrototypes } from './request.ts';
-import { expressResponse, setPoweredBy } from './response.ts';
+import { expressResponse, kAppSettings, setPoweredBy } from './response.ts';
 import { createRouter, kInline, methods, type Next, type Req, type Res, type Router } from './router.ts';
 import { type Engine, View } from './view.ts';
 import { parse as parseSimple } from 'node:querystring';
@@ -168,11 +168,13 @@ export const app: Record<string, any> = {
     if (this._router) return;
     this._router = createRouter({ caseSensitive: this.enabled('case sensitive routing'), strict: this.enabled('strict routing') });
     const self = this;
+    // Read per request: kept here, since the app itself is a slow object to look a property up on.
+    const settings = this.settings;
     // Both run in place when the router reaches them (kInline): they always call next() once.
     const parseQuery = (req: Req): void => {
       if (!req.query) {
         // The settings object (with its parents' beneath): what app.get() reads, without its walk.
-        const parse = self.settings['query parser fn'] as (text: string | null) => unknown;
+        const parse = settings['query parser fn'] as (text: string | null) => unknown;
         // parseurl's query: null without a '?', else the text after it. Core's req.url is its
         // path, then '?' and rawQuery when rawQuery is not empty: read without building the URL.
         const raw: unknown = req.rawQuery;
@@ -187,7 +189,7 @@ export const app: Record<string, any> = {
     const init = (req: Req, res: Res, next: Next): void => {
       // A settings read and core's own set: the name and value are known good, so Node's
       // setHeader checks (two regular expressions) are skipped.
-      if (self.settings['x-powered-by']) setPoweredBy(res);
+      if (settings['x-powered-by']) setPoweredBy(res);
       req.res = res;
       res.req = req;
       req.next = next;
@@ -545,5 +547,8 @@ export function createApplication(): Application {
   application.request = Object.create(expressRequest, { app: { configurable: true, enumerable: true, writable: true, value: application } });
   application.response = Object.create(expressResponse, { app: { configurable: true, enumerable: true, writable: true, value: application } });
   application.init();
+  // The settings as the response reads them per request (the app, a function with Express's
+  // members mixed in, is a slow object to look a property up on; its response prototype is not).
+  Object.defineProperty(application.response, kAppSettings, { value: application.settings, configurable: true });
   return application;
 }

@@ -185,6 +185,9 @@ function valueAndStatus(res: any, args: any[]): unknown {
   return args[1];
 }
 
+/** @internal The app's settings object, on each app's response prototype (application.ts). */
+export const kAppSettings = Symbol('velox.express.app.settings');
+
 /** Set once the response's end callback runs: Node has detached the socket by then. */
 const kDetached = Symbol('velox.express.app.detached');
 
@@ -316,7 +319,7 @@ Object.assign(expressResponse, {
       }
     }
     // The settings object (with its parents' beneath): what app.get() reads, without its walk.
-    const etagFn = this.app.settings['etag fn'];
+    const etagFn = (this[kAppSettings] ?? this.app.settings)['etag fn'];
     const generateETag = !this.get('ETag') && typeof etagFn === 'function';
     let length: number | undefined;
     // The setting's own ETag functions hash the UTF-8 bytes: a short text's tag is remembered.
