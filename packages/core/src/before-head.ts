@@ -5,7 +5,8 @@
  */
 import { headersSent } from './errors.ts';
 import type { Response } from './response.ts';
-import { kConfig, kStartOver, kTakeHold } from './symbols.ts';
+import { startOver, takeHold } from './response-write.ts';
+import { kConfig } from './symbols.ts';
 
 /** A task given to `res.beforeHead()`. */
 type HeadTask = (res: Response) => unknown;
@@ -51,7 +52,7 @@ export class Hold {
       if (result && typeof (result as Promise<unknown>).then === 'function') pending = result as Promise<unknown>;
     }
     if (pending === undefined) {
-      res[kTakeHold]();
+      takeHold(res);
       return false;
     }
     this.queue = [op];
@@ -74,11 +75,11 @@ export class Hold {
       for (const op of queue) run(res, op, go);
     };
     if (res.aborted) {
-      res[kTakeHold]();
+      takeHold(res);
       return all(false);
     }
     if (this.tasks.length > 0 && this.defer(all, ending)) return;
-    res[kTakeHold]();
+    takeHold(res);
     all(true);
   }
 }
@@ -94,11 +95,11 @@ function run(res: Response, op: (go: boolean) => void, go: boolean): void {
 
 /** A beforeHead task failed: drop the answer that was waiting and let the error handler answer. */
 function failed(res: Response, err: unknown, op?: (go: boolean) => void): void {
-  const hold = res[kTakeHold]();
+  const hold = takeHold(res);
   const queue = hold?.queue ?? [];
   if (hold) hold.queue = null;
   if (op) queue.push(op);
   for (const waiting of queue) run(res, waiting, false);
   if (!res.writable) return;
-  res[kStartOver](err);
+  startOver(res, err);
 }

@@ -4,7 +4,8 @@
  */
 import { TYPES } from './content-type.ts';
 import type { Response } from './response.ts';
-import { kEndVia, kSetHeader } from './symbols.ts';
+import { setHeader } from './response-write.ts';
+import { kEndVia } from './symbols.ts';
 
 /**
  * Options of one Server-Sent Event.
@@ -41,9 +42,9 @@ export interface EventStream {
 
 /** @internal What `res.sse()` does: headers, the opening comment, and the stream object. */
 export function openEventStream(res: Response): EventStream {
-  res[kSetHeader]('content-type', TYPES.events!);
-  res[kSetHeader]('cache-control', 'no-cache');
-  res[kSetHeader]('x-accel-buffering', 'no');
+  setHeader(res, 'content-type', TYPES.events!);
+  setHeader(res, 'cache-control', 'no-cache');
+  setHeader(res, 'x-accel-buffering', 'no');
   let closed = false;
   res.on('close', () => {
     closed = true;

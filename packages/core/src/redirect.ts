@@ -5,15 +5,16 @@
 import { STATUS_CODES } from 'node:http';
 import { TYPES } from './content-type.ts';
 import type { Response } from './response.ts';
-import { kFinish, kSetHeader } from './symbols.ts';
+import { setHeader } from './response-write.ts';
+import { kFinish } from './symbols.ts';
 
 /** @internal What `res.redirect()` does. */
 export function redirect(res: Response, statusOrUrl: number | string, url?: string): void {
   const status = typeof statusOrUrl === 'number' ? statusOrUrl : 302;
   const location = typeof statusOrUrl === 'string' ? statusOrUrl : url!;
   res.status(status);
-  res[kSetHeader]('location', encodeURI(decodeSafe(location)));
-  res[kSetHeader]('content-type', TYPES.text!);
+  setHeader(res, 'location', encodeURI(decodeSafe(location)));
+  setHeader(res, 'content-type', TYPES.text!);
   res[kFinish](`${STATUS_CODES[status] ?? 'Redirecting'}. Redirecting to ${location}`);
 }
 

@@ -6,7 +6,8 @@ import type { Buffer } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { headersSent } from './errors.ts';
 import type { Response } from './response.ts';
-import { kEndVia, kHold, kIsHead, kReplaced, kSetHeader, kTryEnd } from './symbols.ts';
+import { setHeader, tryEndChunk } from './response-write.ts';
+import { kEndVia, kHold, kIsHead, kReplaced } from './symbols.ts';
 
 /**
  * Options of `res.stream()`.
@@ -72,7 +73,7 @@ export function streamTo(res: Response, source: Readable, options: StreamOptions
       });
       source.on('end', () => {
         if (res.writable) {
-          if (head && size !== undefined && !res.hasHeader('content-length')) res[kSetHeader]('content-length', size);
+          if (head && size !== undefined && !res.hasHeader('content-length')) setHeader(res, 'content-length', size);
           res[kEndVia]('');
         }
         finish();
@@ -82,7 +83,7 @@ export function streamTo(res: Response, source: Readable, options: StreamOptions
     source.on('data', (chunk: Buffer) => {
       if (!res.writable) return;
       const last = sent + chunk.length >= size;
-      const taken = res[kTryEnd](chunk, size, last, () => source.resume());
+      const taken = tryEndChunk(res, chunk, size, last, () => source.resume());
       sent += chunk.length;
       if (taken === 2) source.destroy();
       else if (taken === 0) source.pause();

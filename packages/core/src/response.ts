@@ -1,19 +1,17 @@
 /**
- * The outgoing response: the one place that knows about uWS's cork, end, tryEnd, write,
- * onWritable and the aborted state. Status and headers are kept in JS until the first byte goes out.
+ * The outgoing response: the class every handler gets, its public methods and their state.
+ * Status and headers are kept in JS until the first byte goes out; response-write.ts writes them
+ * and the body to uWS (cork, end, tryEnd, write, onWritable) and keeps the phase, aborted included.
  */
-import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { HttpResponse, us_socket_context_t } from '@based/uws';
-import { Bag } from './bag.ts';
+import type { HttpResponse } from '@based/uws';
 import { Hold } from './before-head.ts';
-import { refuseRest } from './body.ts';
 import { contentType, TYPES } from './content-type.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
 import { type EventStream, openEventStream } from './event-stream.ts';
-import { checkName, checkReason, checkValue, type HeadCache, type HeaderList, type HeaderValue, indexOfHeader, lowerName } from './headers.ts';
+import { checkReason, type HeadCache, type HeaderList, type HeaderValue, lowerName } from './headers.ts';
 import { installResponseHelpers } from './negotiation.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Request } from './request.ts';
@@ -22,40 +20,28 @@ import type { Lifecycle } from './lifecycle.ts';
 import { redirect } from './redirect.ts';
 import { clearCookie, type CookieOptions, setCookie } from './response-cookies.ts';
 import { type StreamOptions, streamTo } from './response-stream.ts';
-import {
-  kAbort,
-  kCloseAfter,
-  kContext,
-  kCork,
-  kDetach,
-  kEnd,
-  kEndVia,
-  kFinish,
-  kHasListeners,
-  kHold,
-  kInflight,
-  kIsHead,
-  kKeepAddress,
-  kNextInflight,
-  kOverflowed,
-  kPrevInflight,
-  kReplaced,
-  kSetHeader,
-  kStartOver,
-  kTakeHold,
-  kTryEnd,
-  kUnreadBody,
-  kUpgrade,
-} from './symbols.ts';
+import * as write from './response-write.ts';
+import * as symbols from './symbols.ts';
+import { kAbort, kCloseAfter, kCork, kDetach, kEndVia, kFinish, kInflight, kNextInflight, kPrevInflight, kReplaced } from './symbols.ts';
 
-const enum Phase {
-  /** Inside uWS's callback: uWS has corked the socket for us. */
-  Sync = 0,
-  /** After the callback returned: every write must cork. */
-  Async = 1,
-  Done = 2,
-  Aborted = 3,
-}
+// What the methods use of response-write.ts and symbols.ts, as module-local constants (the symbols
+// that only name members are imported as usual): V8 folds those into the optimised code, where it
+// reads an imported binding from its module cell on every use (see response-write.ts).
+const { corked, cut, endChunk, endPrepared, endWith, headerRecord, headerValue, noteLength, putHeader, removeHeader, setHeader, writeChunk } = write;
+const Phase = write.Phase;
+type Phase = write.Phase;
+const kClose: typeof symbols.kClose = symbols.kClose;
+const kHeaders: typeof symbols.kHeaders = symbols.kHeaders;
+const kHeadersSent: typeof symbols.kHeadersSent = symbols.kHeadersSent;
+const kHeads: typeof symbols.kHeads = symbols.kHeads;
+const kHold: typeof symbols.kHold = symbols.kHold;
+const kHooked: typeof symbols.kHooked = symbols.kHooked;
+const kIsHead: typeof symbols.kIsHead = symbols.kIsHead;
+const kLife: typeof symbols.kLife = symbols.kLife;
+const kOnWritable: typeof symbols.kOnWritable = symbols.kOnWritable;
+const kPhase: typeof symbols.kPhase = symbols.kPhase;
+const kReason: typeof symbols.kReason = symbols.kReason;
+const kUres: typeof symbols.kUres = symbols.kUres;
 
 const RESOLVED = Promise.resolve();
 
@@ -77,26 +63,25 @@ export class Response extends LazyEmitter {
   req: Request = null as unknown as Request; // set by the server right after construction
   /** The status code to send (Node-style, writable). */
   statusCode = 200;
-  /** A reason phrase set through `statusMessage`, else undefined (the standard one goes out). */
-  #reason: string | undefined = undefined;
-
-  // Fields start with their value where they are declared and the constructor sets only the
-  // others: each field is written once, and the constructor stays small enough for V8 to
-  // inline it into the route's dispatcher.
-  #life: Lifecycle;
-  #ures: HttpResponse;
-  #headers: HeaderList | null = null;
-  #heads: HeadCache;
-  #phase = Phase.Sync;
-  #headersSent = false;
-  #head: boolean;
-  #close = false;
+  // Internal from here on: the state the write path (response-write.ts) and the helper files share
+  // with the class is keyed by symbols (symbols.ts says what each holds), the rest is private.
+  // Fields start with their value where they are declared; the four the constructor sets are
+  // declared for the type checker only, so that each field is written once, always in the same
+  // order (one hidden class), and the constructor stays small enough for V8 to inline it into the
+  // route's dispatcher.
+  [kReason]: string | undefined = undefined;
+  declare readonly [kLife]: Lifecycle;
+  declare readonly [kUres]: HttpResponse;
+  [kHeaders]: HeaderList | null = null;
+  declare readonly [kHeads]: HeadCache;
+  [kPhase]: Phase = Phase.Sync;
+  [kHeadersSent] = false;
+  declare readonly [kIsHead]: boolean;
+  [kClose] = false;
   #locals: Record<string, unknown> | undefined = undefined;
-  #onWritable: ((offset: number) => boolean) | undefined = undefined;
-  #hooked = false;
-  /** Tasks of beforeHead() not yet run, and the writes waiting for them; null on the common path. */
-  #hold: Hold | null = null;
-
+  [kOnWritable]: ((offset: number) => boolean) | undefined = undefined;
+  [kHooked] = false;
+  [kHold]: Hold | null = null;
   /** @internal The lifecycle's list of responses in progress. */
   [kInflight] = false;
   /** @internal */
@@ -108,10 +93,10 @@ export class Response extends LazyEmitter {
   constructor(life: Lifecycle, ures: HttpResponse, head: boolean, heads: HeadCache) {
     super();
     this.server = life.server;
-    this.#life = life;
-    this.#ures = ures;
-    this.#heads = heads;
-    this.#head = head;
+    this[kLife] = life;
+    this[kUres] = ures;
+    this[kHeads] = heads;
+    this[kIsHead] = head;
   }
 
   /** Per-request values for templates and later middlewares. */
@@ -124,37 +109,37 @@ export class Response extends LazyEmitter {
 
   /** True once the status line and headers went out. */
   get headersSent(): boolean {
-    return this.#headersSent;
+    return this[kHeadersSent];
   }
 
   /** True once the response was fully handed to uWS. */
   get finished(): boolean {
-    return this.#phase === Phase.Done;
+    return this[kPhase] === Phase.Done;
   }
 
   /** Node's name for {@link Response.finished}, as a writable stream has it. */
   get writableEnded(): boolean {
-    return this.#phase === Phase.Done;
+    return this[kPhase] === Phase.Done;
   }
 
   /** True once the response was handed to uWS (a writable stream's `writableFinished`). */
   get writableFinished(): boolean {
-    return this.#phase === Phase.Done;
+    return this[kPhase] === Phase.Done;
   }
 
   /** True until the response ended or the client left (a writable stream's `writable`). */
   get writable(): boolean {
-    return this.#phase < Phase.Done;
+    return this[kPhase] < Phase.Done;
   }
 
   /** True once the client left or the connection was cut (a writable stream's `destroyed`). */
   get destroyed(): boolean {
-    return this.#phase === Phase.Aborted;
+    return this[kPhase] === Phase.Aborted;
   }
 
   /** True once the client closed the connection before the response was sent. */
   get aborted(): boolean {
-    return this.#phase === Phase.Aborted;
+    return this[kPhase] === Phase.Aborted;
   }
 
   /**
@@ -179,9 +164,9 @@ export class Response extends LazyEmitter {
    */
   beforeHead(task: (res: Response) => unknown): this {
     if (typeof task !== 'function') throw new VeloxError(ErrorCodes.INVALID_OPTION, 'beforeHead() takes a function (res) => …');
-    if (this.#headersSent || this.#phase >= Phase.Done) throw headersSent();
-    const hold = this.#hold;
-    if (hold === null) this.#hold = new Hold(this, task);
+    if (this[kHeadersSent] || this[kPhase] >= Phase.Done) throw headersSent();
+    const hold = this[kHold];
+    if (hold === null) this[kHold] = new Hold(this, task);
     else hold.tasks.push(task);
     return this;
   }
@@ -211,26 +196,14 @@ export class Response extends LazyEmitter {
    */
   set(name: string | Record<string, HeaderValue | number>, value?: HeaderValue | number): this {
     if (typeof name === 'object') {
-      for (const key in name) this.#set(key, name[key]!);
-      return this;
-    }
-    return this.#set(name, value!);
+      for (const key in name) setHeader(this, key, name[key]!);
+    } else setHeader(this, name, value!);
+    return this;
   }
 
   /** Alias of {@link Response.set}. */
   header(name: string | Record<string, HeaderValue | number>, value?: HeaderValue | number): this {
     return this.set(name, value);
-  }
-
-  /** Sets one header, checked. */
-  #set(name: string, value: HeaderValue | number): this {
-    if (this.#headersSent) throw headersSent();
-    const key = checkName(name);
-    // Arrays are stored frozen: get() and getHeaders() hand them out, and a value pushed into one
-    // later would reach the wire unchecked (all headers are joined into one uWS call).
-    const checked = Array.isArray(value) ? (Object.freeze(value.map((v) => checkValue(name, v))) as string[]) : checkValue(name, value);
-    this.#put(key, checked, true);
-    return this;
   }
 
   /**
@@ -243,7 +216,8 @@ export class Response extends LazyEmitter {
   append(name: string, value: HeaderValue): this {
     const prev = this.get(name);
     const next = prev === undefined ? value : ([] as string[]).concat(prev, value);
-    return this.#set(name, next);
+    setHeader(this, name, next);
+    return this;
   }
 
   /**
@@ -254,53 +228,23 @@ export class Response extends LazyEmitter {
    * ```
    */
   get(name: string): HeaderValue | undefined {
-    return this.#value(lowerName(name));
+    return headerValue(this, lowerName(name));
   }
 
   /** All headers set so far. */
   getHeaders(): Record<string, HeaderValue> {
-    const out = new Bag<HeaderValue>();
-    const list = this.#headers ?? [];
-    for (let i = 0; i < list.length; i += 2) out[list[i] as string] = list[i + 1]!;
-    return out;
+    return headerRecord(this);
   }
 
   /** Whether a header is set. */
   hasHeader(name: string): boolean {
-    return this.#value(lowerName(name)) !== undefined;
+    return headerValue(this, lowerName(name)) !== undefined;
   }
 
   /** Removes a header. */
   remove(name: string): this {
-    const list = this.#headers;
-    const i = list === null ? -1 : indexOfHeader(list, lowerName(name));
-    if (i >= 0) list!.splice(i, 2);
+    removeHeader(this, lowerName(name));
     return this;
-  }
-
-  /** The value of a header set so far, by its lower-case name. */
-  #value(key: string): HeaderValue | undefined {
-    const list = this.#headers;
-    if (list === null) return undefined;
-    const i = indexOfHeader(list, key);
-    return i < 0 ? undefined : list[i + 1];
-  }
-
-  /** Stores a checked header; one already set is replaced only when `replace` is true. */
-  #put(key: string, value: HeaderValue, replace: boolean): void {
-    const list = this.#headers;
-    if (list === null) {
-      this.#headers = [key, value];
-      return;
-    }
-    const i = indexOfHeader(list, key);
-    if (i < 0) list.push(key, value);
-    else if (replace) list[i + 1] = value;
-  }
-
-  /** Sets Content-Type to `type` unless one is set. */
-  #defaultType(type: string): void {
-    this.#put('content-type', type, false);
   }
 
   /**
@@ -313,7 +257,8 @@ export class Response extends LazyEmitter {
    * ```
    */
   type(type: string): this {
-    return this.#set('content-type', type.includes('/') ? type : (contentType(type) ?? 'application/octet-stream'));
+    setHeader(this, 'content-type', type.includes('/') ? type : (contentType(type) ?? 'application/octet-stream'));
+    return this;
   }
 
   /**
@@ -351,12 +296,12 @@ export class Response extends LazyEmitter {
    */
   send(body?: unknown): this {
     if (typeof body === 'string') {
-      this.#defaultType(TYPES.text!);
+      putHeader(this, 'content-type', TYPES.text!, false);
       this.#finish(body);
     } else if (body === undefined || body === null) {
       this.#finish('');
     } else if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
-      this.#defaultType(TYPES.bin!);
+      putHeader(this, 'content-type', TYPES.bin!, false);
       this.#finish(body);
     } else {
       this.json(body);
@@ -373,7 +318,7 @@ export class Response extends LazyEmitter {
    */
   json(value: unknown): this {
     const text = JSON.stringify(value);
-    this.#defaultType(TYPES.json!);
+    putHeader(this, 'content-type', TYPES.json!, false);
     this.#finish(text ?? 'null');
     return this;
   }
@@ -386,7 +331,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   html(markup: string): this {
-    this.#set('content-type', TYPES.html!);
+    setHeader(this, 'content-type', TYPES.html!);
     this.#finish(markup);
     return this;
   }
@@ -418,27 +363,20 @@ export class Response extends LazyEmitter {
    */
   sendPrepared(head: PreparedHead, body: string | Uint8Array | ArrayBuffer = ''): this {
     if (
-      this.#headers !== null ||
-      this.#hold !== null ||
-      this.#life.hooks.onSend.length !== 0 ||
-      this.#life.hooks.onResponse.length !== 0 ||
+      this[kHeaders] !== null ||
+      this[kHold] !== null ||
+      this[kLife].hooks.onSend.length !== 0 ||
+      this[kLife].hooks.onResponse.length !== 0 ||
       // An end a middleware replaced (compression) must see this answer.
       this.end !== END
     ) {
-      if (this.#phase < Phase.Done) this.statusCode = head.status;
+      if (this[kPhase] < Phase.Done) this.statusCode = head.status;
       const list = head.headers;
-      for (let i = 0; i < list.length; i += 2) this.#put(list[i] as string, list[i + 1]!, false);
+      for (let i = 0; i < list.length; i += 2) putHeader(this, list[i] as string, list[i + 1]!, false);
       this.#finish(body);
       return this;
     }
-    const phase = this.#phase;
-    if (phase === Phase.Aborted) return this;
-    if (phase === Phase.Done) throw headersSent();
-    this.statusCode = head.status;
-    this.#beforeEnd(body);
-    if (phase === Phase.Sync) this.#writeEnd(body, head.bytes);
-    else this.#ures.cork(() => this.#writeEnd(body, head.bytes));
-    this.#afterEnd();
+    endPrepared(this, head, body);
     return this;
   }
 
@@ -468,26 +406,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error | null) => void), callback?: (err?: Error | null) => void): boolean {
-    const phase = this.#phase;
-    if (phase === Phase.Aborted) return false;
-    if (phase === Phase.Done) throw headersSent();
-    if (typeof encoding === 'function') callback = encoding;
-    else if (typeof chunk === 'string' && encoding && encoding !== 'utf8' && encoding !== 'utf-8') chunk = Buffer.from(chunk, encoding);
-    if (callback) queueMicrotask(callback);
-    if (this.#hold?.defer((go) => go && this.write(chunk) && this.emit('drain'), false)) return false;
-    if (this.#head) {
-      this.#startHead();
-      return true;
-    }
-    if (typeof chunk !== 'string' && chunk.byteLength === 0) return true;
-    if (chunk === '') return true; // uWS reads an empty write as the end of the body
-    let ok = true;
-    this.atomic(() => {
-      if (!this.#headersSent) this.#writeHead();
-      ok = this.#ures.write(chunk);
-    });
-    if (!ok) this.#whenWritable();
-    return ok;
+    return writeChunk(this, chunk, encoding, callback);
   }
 
   /**
@@ -502,19 +421,7 @@ export class Response extends LazyEmitter {
   end(chunk: string | Uint8Array, callback?: () => void): this;
   end(chunk: string | Uint8Array, encoding?: string, callback?: () => void): this;
   end(chunk?: string | Uint8Array | (() => void), encoding?: unknown, cb?: unknown): this {
-    // Node's signatures: end(cb), end(chunk, cb), end(chunk, encoding, cb).
-    let callback: (() => void) | undefined;
-    if (typeof chunk === 'function') {
-      callback = chunk as () => void;
-      chunk = undefined;
-    } else if (typeof encoding === 'function') callback = encoding as () => void;
-    else if (typeof cb === 'function') callback = cb as () => void;
-    if (this.#phase === Phase.Aborted) return this;
-    if (typeof chunk === 'string' && typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8') {
-      chunk = Buffer.from(chunk, encoding as BufferEncoding);
-    }
-    this.#end((chunk as string | Uint8Array | undefined) ?? '');
-    if (callback) queueMicrotask(callback);
+    endChunk(this, chunk, encoding, cb);
     return this;
   }
 
@@ -526,18 +433,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   atomic<T>(fn: () => T): T {
-    if (this.#phase === Phase.Sync) return fn();
-    if (this.#phase === Phase.Aborted) return undefined as T;
-    let result: T;
-    this.#phase = Phase.Sync; // nested atomic() calls run inside this cork
-    try {
-      this.#ures.cork(() => {
-        result = fn();
-      });
-    } finally {
-      if (this.#phase === Phase.Sync) this.#phase = Phase.Async;
-    }
-    return result!;
+    return corked(this, fn);
   }
 
   /**
@@ -576,126 +472,7 @@ export class Response extends LazyEmitter {
    * ```
    */
   destroy(): void {
-    if (this.#phase >= Phase.Done) return;
-    const ures = this.#ures;
-    this[kAbort]();
-    this.req[kAbort]();
-    this.#life.finished(this.req, this, true);
-    ures.close();
-  }
-
-  /**
-   * How send, json, html, redirect and sendStatus end. A response whose end a middleware replaced
-   * (compression, express-session) ends the way Express's res.send does: Content-Length set from
-   * the body (unless the status has none or it is set), then through res.end, replaced; any
-   * other goes straight to #end. One load and compare: a replaced method lives on the instance,
-   * the original on the prototype.
-   */
-  #finish(body: string | Uint8Array | ArrayBuffer): void {
-    if (this.end !== END) {
-      if (!this.headersSent) this.#noteLength(body);
-      this.end(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
-      return;
-    }
-    this.#end(body);
-  }
-
-  /** Records the Content-Length of a body sent whole, unless the status has no body or one is set. */
-  #noteLength(body: string | Uint8Array | ArrayBuffer): void {
-    const status = this.statusCode;
-    if (status === 204 || status === 304 || status < 200 || this.hasHeader('content-length')) return;
-    this.#set('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-  }
-
-  /** Ends through a middleware's end (compression must flush), else directly. */
-  #endVia(body: string): void {
-    if (this.end !== END) this.end(body);
-    else this.#end(body);
-  }
-
-  #end(body: string | Uint8Array | ArrayBuffer): void {
-    const phase = this.#phase;
-    if (phase === Phase.Aborted) return;
-    if (phase === Phase.Done) throw headersSent();
-    if (this.#hold?.defer((go) => go && this.#end(body), true)) return;
-    this.#beforeEnd(body);
-    if (phase === Phase.Sync) this.#writeEnd(body);
-    else this.#ures.cork(() => this.#writeEnd(body));
-    this.#afterEnd();
-  }
-
-  /** Writes the head (`prepared`, or the one built from the headers set) and the body; the caller has corked. */
-  #writeEnd(body: string | Uint8Array | ArrayBuffer, prepared?: ArrayBuffer): void {
-    // Headers already out: write() went first and the body is chunked. uWS's end(…, true) (v20.30
-    // and v20.51, checked) writes its `Connection: close` line after the last chunk, inside the
-    // body, which breaks the framing; such a response ends without it (a closing server closes the connection anyway).
-    const chunked = this.#headersSent;
-    if (prepared !== undefined) {
-      this.#headersSent = true;
-      this.#ures.writeStatus(prepared);
-    } else if (!chunked) this.#writeHead();
-    const status = this.statusCode;
-    const ures = this.#ures;
-    if (status === 204 || status === 304 || status < 200 || this.#head) {
-      // No body. uWS's endWithoutBody (v20.30 and v20.51, checked) only completes when called with
-      // no arguments, so the length (HEAD) and Connection: close are written as headers.
-      if (this.#head && status !== 204 && status !== 304) {
-        const declared = this.#value('content-length');
-        const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-        // Spelled as uWS spells the Content-Length it writes for a body (and as Node writes it).
-        ures.writeHeader('Content-Length', String(length));
-      }
-      if (!chunked && (this.#close || this.req[kOverflowed])) ures.writeHeader('connection', 'close');
-      ures.endWithoutBody();
-    } else if (chunked) {
-      ures.end(body, false);
-    } else if (this.#close) {
-      ures.end(body, true);
-    } else if ((status === 413 || this.req[kOverflowed]) && refuseRest(this.#ures, this.req, body)) {
-      // Answered; the rest of the body is read and dropped before the connection closes.
-    } else {
-      ures.end(body, false);
-    }
-  }
-
-  /**
-   * Hooks that may still change headers, then let go of the request's body. `body` is the whole
-   * body when the response ends in one piece: a response somebody listens to (a logger's
-   * 'finish') then also records its Content-Length, for `get('content-length')`.
-   */
-  #beforeEnd(body?: string | Uint8Array | ArrayBuffer): void {
-    if (!this.#headersSent && !this.#hooked) this.#life.beforeHead(this.req, this);
-    if (this.#life.hooks.onResponse.length > 0 || this[kHasListeners]) {
-      this.req[kKeepAddress]();
-      if (body !== undefined && !this.#headersSent && this[kHasListeners]) this.#noteLength(body);
-    }
-    this.req[kEnd]();
-  }
-
-  #afterEnd(): void {
-    this.#phase = Phase.Done;
-    this.#life.finished(this.req, this, false);
-  }
-
-  #tryEnd(chunk: Uint8Array, size: number): [boolean, boolean] {
-    let result: [boolean, boolean] = [false, false];
-    this.atomic(() => {
-      result = this.#ures.tryEnd(chunk, size);
-    });
-    return result;
-  }
-
-  /** A write in a HEAD response: no body goes out, but onSend hooks run once, as for GET. */
-  #startHead(): void {
-    if (this.#headersSent || this.#hooked) return;
-    this.#hooked = true;
-    this.#life.beforeHead(this.req, this);
-  }
-
-  /** Writes the status line and headers; the caller has corked. */
-  #writeHead(): void {
-    this.#headersSent = true;
-    this.#heads.write(this.#ures, this.statusCode, this.#headers, this.#reason);
+    cut(this);
   }
 
   /**
@@ -712,54 +489,17 @@ export class Response extends LazyEmitter {
    * ```
    */
   get statusMessage(): string {
-    return this.#reason ?? STATUS_CODES[this.statusCode] ?? '';
+    return this[kReason] ?? STATUS_CODES[this.statusCode] ?? '';
   }
 
   set statusMessage(text: string | undefined) {
     // Empty or unset: the standard phrase (what Node's writeHead falls back to).
-    this.#reason = text === undefined || text === null || text === '' ? undefined : checkReason(text);
-  }
-
-  #whenWritable(): void {
-    if (this.#onWritable) return;
-    this.#onWritable = () => {
-      this.#onWritable = undefined;
-      this.emit('drain');
-      return true;
-    };
-    this.#registerWritable();
-  }
-
-  #registerWritable(): void {
-    this.#ures.onWritable((offset) => (this.#onWritable ? this.#onWritable(offset) : true));
-  }
-
-  /** @internal Completes a WebSocket upgrade; headers set so far go out with the 101. */
-  [kUpgrade](data: unknown, key: string, protocol: string, extensions: string): void {
-    if (this.#phase >= Phase.Done) return;
-    if (this.#hold?.defer((go) => go && this[kUpgrade](data, key, protocol, extensions), true)) return;
-    this.#beforeEnd();
-    const ures = this.#ures;
-    const go = () => {
-      this.#headersSent = true;
-      const list = this.#headers;
-      if (list !== null) {
-        ures.writeStatus('101 Switching Protocols');
-        for (let i = 0; i < list.length; i += 2) {
-          const value = list[i + 1]!;
-          for (const v of typeof value === 'string' ? [value] : value) ures.writeHeader(list[i] as string, v);
-        }
-      }
-      ures.upgrade(data, key, protocol, extensions, (ures as unknown as Record<symbol, us_socket_context_t>)[kContext]!);
-    };
-    if (this.#phase === Phase.Sync) go();
-    else ures.cork(go);
-    this.#afterEnd();
+    this[kReason] = text === undefined || text === null || text === '' ? undefined : checkReason(text);
   }
 
   /** @internal The uWS callback returned without a full answer. */
   [kDetach](): void {
-    if (this.#phase === Phase.Sync) this.#phase = Phase.Async;
+    if (this[kPhase] === Phase.Sync) this[kPhase] = Phase.Async;
   }
 
   /**
@@ -771,91 +511,55 @@ export class Response extends LazyEmitter {
    * it is queued at that moment and then runs first.
    */
   [kCork](): void {
-    if (this.#phase !== Phase.Async) return;
-    this.#phase = Phase.Sync;
+    if (this[kPhase] !== Phase.Async) return;
+    this[kPhase] = Phase.Sync;
     // Not queueMicrotask: Node wraps each call in an AsyncResource, several times the cost.
     RESOLVED.then(() => {
-      if (this.#phase === Phase.Sync) this.#phase = Phase.Async;
+      if (this[kPhase] === Phase.Sync) this[kPhase] = Phase.Async;
     });
   }
 
-  // What the helper files (before-head.ts, response-stream.ts, event-stream.ts, redirect.ts) reach.
-  /** @internal */
-  get [kHold](): Hold | null {
-    return this.#hold;
+  /**
+   * How send, json, html, redirect and sendStatus end. A response whose end a middleware replaced
+   * (compression, express-session) ends the way Express's res.send does: Content-Length set from
+   * the body (unless the status has none or it is set), then through res.end, replaced; any
+   * other goes straight to endWith (response-write.ts). One load and compare: a replaced method
+   * lives on the instance, the original on the prototype.
+   */
+  #finish(body: string | Uint8Array | ArrayBuffer): void {
+    if (this.end !== END) {
+      if (!this.headersSent) noteLength(this, body);
+      this.end(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
+      return;
+    }
+    endWith(this, body);
   }
-  /** @internal */
-  [kTakeHold](): Hold | null {
-    const hold = this.#hold;
-    this.#hold = null;
-    return hold;
-  }
-  /** @internal */
-  [kStartOver](err: unknown): void {
-    this.statusCode = 200;
-    this.#reason = undefined;
-    this.#headers = null;
-    this.#life.fail(err, this.req, this);
-  }
-  /** @internal */
-  get [kIsHead](): boolean {
-    return this.#head;
-  }
-  /** @internal */
-  [kSetHeader](name: string, value: HeaderValue | number): void {
-    this.#set(name, value);
-  }
+
+  // What the helper files (before-head.ts, response-stream.ts, event-stream.ts, redirect.ts)
+  // reach beside the fields above and the functions of response-write.ts.
   /** @internal */
   [kFinish](body: string | Uint8Array | ArrayBuffer): void {
     this.#finish(body);
   }
-  /** @internal */
+  /** @internal Ends through a middleware's end (compression must flush), else directly. */
   [kEndVia](body: string): void {
-    this.#endVia(body);
+    if (this.end !== END) this.end(body);
+    else endWith(this, body);
   }
   /** @internal */
   get [kReplaced](): boolean {
     return this.write !== WRITE || this.end !== END;
   }
-  /**
-   * @internal One chunk of a body of known `size` (stream()) through uWS's tryEnd, the head
-   * first if it is not out; `last` when it completes the body. Returns 2 when the response is
-   * complete, 1 when uWS took the chunk, 0 when uWS is full: `resume` runs once it took the rest.
-   */
-  [kTryEnd](chunk: Uint8Array, size: number, last: boolean, resume: () => void): number {
-    if (last) this.#beforeEnd();
-    const offset = this.atomic(() => {
-      if (!this.#headersSent) this.#writeHead();
-      return this.#ures.getWriteOffset();
-    });
-    const [ok, done] = this.#tryEnd(chunk, size);
-    if (done) {
-      this.#afterEnd();
-      return 2;
-    }
-    if (ok) return 1;
-    this.#onWritable = (at) => {
-      const [ok2, done2] = this.#tryEnd(chunk.subarray(at - offset), size);
-      if (done2) this.#afterEnd();
-      else if (ok2) {
-        this.#onWritable = undefined;
-        resume();
-      }
-      return ok2;
-    };
-    this.#registerWritable();
-    return 0;
-  }
 
   /** @internal The server is shutting down: ask the client to close the connection. */
   [kCloseAfter](): void {
-    this.#close = true;
+    this[kClose] = true;
   }
 
   /** @internal uWS reported the connection gone. */
   [kAbort](): boolean {
-    if (this.#phase >= Phase.Done) return false;
-    this.#phase = Phase.Aborted;
+    if (this[kPhase] >= Phase.Done) return false;
+    this[kPhase] = Phase.Aborted;
     return true;
   }
 

@@ -29,8 +29,6 @@ export const kUnreadBody: unique symbol = Symbol('velox.unreadBody');
 export const kOverflowed: unique symbol = Symbol('velox.overflowed');
 /** The server is shutting down: ask the client to close the connection. */
 export const kCloseAfter: unique symbol = Symbol('velox.closeAfter');
-/** Completes a WebSocket upgrade. */
-export const kUpgrade: unique symbol = Symbol('velox.upgrade');
 /** Keep uWS corked until the current microtasks ran. */
 export const kCork: unique symbol = Symbol('velox.cork');
 /** True when someone listens to the emitter (a cheap check before emitting). */
@@ -40,26 +38,38 @@ export const kInflight: unique symbol = Symbol('velox.inflight');
 export const kPrevInflight: unique symbol = Symbol('velox.prevInflight');
 export const kNextInflight: unique symbol = Symbol('velox.nextInflight');
 
-// What the response's helper files (before-head.ts, response-stream.ts, event-stream.ts,
-// response-helpers.ts) reach of its private state; the hot path stays inside the class.
-/** The response's beforeHead() state (a Hold), or null. */
-export const kHold: unique symbol = Symbol('velox.hold');
-/** Takes the response's Hold away (returns it, leaves null). */
-export const kTakeHold: unique symbol = Symbol('velox.takeHold');
-/** A beforeHead() task failed: forget status and headers, and let the error path answer. */
-export const kStartOver: unique symbol = Symbol('velox.startOver');
+// The response's state that its write path (response-write.ts) and helper files (before-head.ts,
+// response-stream.ts, event-stream.ts, redirect.ts) share with the class: fields of every response.
+/** The response's Lifecycle. */
+export const kLife: unique symbol = Symbol('velox.life');
+/** uWS's response. */
+export const kUres: unique symbol = Symbol('velox.ures');
+/** The headers set so far, as a flat list (name, value…), or null. */
+export const kHeaders: unique symbol = Symbol('velox.headers');
+/** The route's HeadCache, which writes the head. */
+export const kHeads: unique symbol = Symbol('velox.heads');
+/** Where the response is: corked by uWS, async, done or aborted (response-write.ts's Phase). */
+export const kPhase: unique symbol = Symbol('velox.phase');
+/** True once the status line and headers went out. */
+export const kHeadersSent: unique symbol = Symbol('velox.headersSent');
 /** True when the response answers a HEAD request (no body goes out). */
 export const kIsHead: unique symbol = Symbol('velox.isHead');
-/** Sets one header, checked (the class's own `set`, whatever a middleware replaced). */
-export const kSetHeader: unique symbol = Symbol('velox.setHeader');
+/** The answer carries `Connection: close` (the server is closing). */
+export const kClose: unique symbol = Symbol('velox.close');
+/** What uWS's onWritable calls while something waits for it, else undefined. */
+export const kOnWritable: unique symbol = Symbol('velox.onWritable');
+/** True once a HEAD response's first write ran the onSend hooks. */
+export const kHooked: unique symbol = Symbol('velox.hooked');
+/** The response's beforeHead() state (a Hold), or null. */
+export const kHold: unique symbol = Symbol('velox.hold');
+/** A reason phrase set through `statusMessage`, else undefined. */
+export const kReason: unique symbol = Symbol('velox.reason');
 /** Ends the way send() does: through an `end` a middleware replaced, with Content-Length. */
 export const kFinish: unique symbol = Symbol('velox.finish');
 /** Ends with a last chunk, through an `end` a middleware replaced, else directly. */
 export const kEndVia: unique symbol = Symbol('velox.endVia');
 /** True when a middleware replaced the response's `write` or `end` (compression). */
 export const kReplaced: unique symbol = Symbol('velox.replaced');
-/** One chunk of a body of known size, through uWS's tryEnd (stream()). */
-export const kTryEnd: unique symbol = Symbol('velox.tryEnd');
 
 // What request-body.ts reaches of the request's private state.
 /** The request's body (started now if it was not yet), or null when there is none to read. */

@@ -13,7 +13,8 @@ import type { Request } from './request.ts';
 import type { Response } from './response.ts';
 import { paramNames } from './routing.ts';
 import type { Server } from './server.ts';
-import { kContext, kUpgrade } from './symbols.ts';
+import { completeUpgrade } from './response-write.ts';
+import { kContext } from './symbols.ts';
 import type { Middleware } from './types.ts';
 
 /**
@@ -106,7 +107,7 @@ export class WebSocketRoutes {
           return;
         }
         if (websocketUpgrade.hasSubscribers) websocketUpgrade.publish({ req, res, route: pattern, data });
-        res[kUpgrade](data, req.get('sec-websocket-key') ?? '', req.get('sec-websocket-protocol') ?? '', req.get('sec-websocket-extensions') ?? '');
+        completeUpgrade(res, data, req.get('sec-websocket-key') ?? '', req.get('sec-websocket-protocol') ?? '', req.get('sec-websocket-extensions') ?? '');
       };
       const upgrade: ChainFn = (req, res) => {
         const data = behavior.upgrade ? behavior.upgrade(req, res) : ({} as UserData);

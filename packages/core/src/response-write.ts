@@ -1,0 +1,357 @@
+/**
+ * The response's write path: the one place that calls uWS's cork, end, endWithoutBody, tryEnd,
+ * write, onWritable and close for a response, and the header list it writes from. Plain functions
+ * of the response, so that response.ts keeps the class's public methods (and the few internal ones
+ * the lifecycle calls): the state they share lives in symbol-keyed fields of the response
+ * (symbols.ts), which the class declares and initialises, so every response keeps one hidden class
+ * and nothing more is allocated per request.
+ */
+import { Buffer } from 'node:buffer';
+import type { us_socket_context_t } from '@based/uws';
+import { Bag } from './bag.ts';
+import type { Hold } from './before-head.ts';
+import { refuseRest } from './body.ts';
+import { headersSent } from './errors.ts';
+import { checkName, checkValue, type HeaderValue, indexOfHeader } from './headers.ts';
+import type { PreparedHead } from './prepared.ts';
+import type { Response } from './response.ts';
+import * as symbols from './symbols.ts';
+
+// The symbols as module-local constants. V8 (Node 20) reads an imported binding from its module
+// cell on every use, even in optimised code (a load and a check: some 5 to 20 instructions each
+// under callgrind), while a module-local constant is folded into the code: `res[kPhase]` then
+// costs what a private field `this.#phase` did. response.ts does the same with what it uses here.
+const kAbort: typeof symbols.kAbort = symbols.kAbort;
+const kClose: typeof symbols.kClose = symbols.kClose;
+const kContext: typeof symbols.kContext = symbols.kContext;
+const kEnd: typeof symbols.kEnd = symbols.kEnd;
+const kHasListeners: typeof symbols.kHasListeners = symbols.kHasListeners;
+const kHeaders: typeof symbols.kHeaders = symbols.kHeaders;
+const kHeadersSent: typeof symbols.kHeadersSent = symbols.kHeadersSent;
+const kHeads: typeof symbols.kHeads = symbols.kHeads;
+const kHold: typeof symbols.kHold = symbols.kHold;
+const kHooked: typeof symbols.kHooked = symbols.kHooked;
+const kIsHead: typeof symbols.kIsHead = symbols.kIsHead;
+const kKeepAddress: typeof symbols.kKeepAddress = symbols.kKeepAddress;
+const kLife: typeof symbols.kLife = symbols.kLife;
+const kOnWritable: typeof symbols.kOnWritable = symbols.kOnWritable;
+const kOverflowed: typeof symbols.kOverflowed = symbols.kOverflowed;
+const kPhase: typeof symbols.kPhase = symbols.kPhase;
+const kReason: typeof symbols.kReason = symbols.kReason;
+const kUres: typeof symbols.kUres = symbols.kUres;
+
+/** Where a response is: whether a write must cork, and whether it may write at all. */
+export enum Phase {
+  /** Inside uWS's callback: uWS has corked the socket for us. */
+  Sync = 0,
+  /** After the callback returned: every write must cork. */
+  Async = 1,
+  Done = 2,
+  Aborted = 3,
+}
+
+/** The value of a header set so far, by its lower-case name. */
+export function headerValue(res: Response, key: string): HeaderValue | undefined {
+  const list = res[kHeaders];
+  if (list === null) return undefined;
+  const i = indexOfHeader(list, key);
+  return i < 0 ? undefined : list[i + 1];
+}
+
+/** Stores a checked header; one already set is replaced only when `replace` is true. */
+export function putHeader(res: Response, key: string, value: HeaderValue, replace: boolean): void {
+  const list = res[kHeaders];
+  if (list === null) {
+    res[kHeaders] = [key, value];
+    return;
+  }
+  const i = indexOfHeader(list, key);
+  if (i < 0) list.push(key, value);
+  else if (replace) list[i + 1] = value;
+}
+
+/** All headers set so far, as a record. */
+export function headerRecord(res: Response): Record<string, HeaderValue> {
+  const out = new Bag<HeaderValue>();
+  const list = res[kHeaders] ?? [];
+  for (let i = 0; i < list.length; i += 2) out[list[i] as string] = list[i + 1]!;
+  return out;
+}
+
+/** Removes a header, by its lower-case name. */
+export function removeHeader(res: Response, key: string): void {
+  const list = res[kHeaders];
+  const i = list === null ? -1 : indexOfHeader(list, key);
+  if (i >= 0) list!.splice(i, 2);
+}
+
+/** Sets one header, checked. */
+export function setHeader(res: Response, name: string, value: HeaderValue | number): void {
+  if (res[kHeadersSent]) throw headersSent();
+  const key = checkName(name);
+  // Arrays are stored frozen: get() and getHeaders() hand them out, and a value pushed into one
+  // later would reach the wire unchecked (all headers are joined into one uWS call).
+  const checked = Array.isArray(value) ? (Object.freeze(value.map((v) => checkValue(name, v))) as string[]) : checkValue(name, value);
+  putHeader(res, key, checked, true);
+}
+
+/** Records the Content-Length of a body sent whole, unless the status has no body or one is set. */
+export function noteLength(res: Response, body: string | Uint8Array | ArrayBuffer): void {
+  const status = res.statusCode;
+  if (status === 204 || status === 304 || status < 200 || res.hasHeader('content-length')) return;
+  setHeader(res, 'content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+}
+
+/** What `res.atomic()` does: runs `fn` corked, unless uWS has corked the socket already. */
+export function corked<T>(res: Response, fn: () => T): T {
+  if (res[kPhase] === Phase.Sync) return fn();
+  if (res[kPhase] === Phase.Aborted) return undefined as T;
+  let result: T;
+  res[kPhase] = Phase.Sync; // nested atomic() calls run inside this cork
+  try {
+    res[kUres].cork(() => {
+      result = fn();
+    });
+  } finally {
+    if (res[kPhase] === Phase.Sync) res[kPhase] = Phase.Async;
+  }
+  return result!;
+}
+
+/** What `res.write()` does (Node's signatures: write(chunk, cb), write(chunk, encoding, cb)). */
+export function writeChunk(
+  res: Response,
+  chunk: string | Uint8Array,
+  encoding?: BufferEncoding | ((err?: Error | null) => void),
+  callback?: (err?: Error | null) => void,
+): boolean {
+  const phase = res[kPhase];
+  if (phase === Phase.Aborted) return false;
+  if (phase === Phase.Done) throw headersSent();
+  if (typeof encoding === 'function') callback = encoding;
+  else if (typeof chunk === 'string' && encoding && encoding !== 'utf8' && encoding !== 'utf-8') chunk = Buffer.from(chunk, encoding);
+  if (callback) queueMicrotask(callback);
+  if (res[kHold]?.defer((go) => go && res.write(chunk) && res.emit('drain'), false)) return false;
+  if (res[kIsHead]) {
+    startHead(res);
+    return true;
+  }
+  if (typeof chunk !== 'string' && chunk.byteLength === 0) return true;
+  if (chunk === '') return true; // uWS reads an empty write as the end of the body
+  let ok = true;
+  res.atomic(() => {
+    if (!res[kHeadersSent]) writeHead(res);
+    ok = res[kUres].write(chunk);
+  });
+  if (!ok) whenWritable(res);
+  return ok;
+}
+
+/** What `res.end()` does (Node's signatures: end(cb), end(chunk, cb), end(chunk, encoding, cb)). */
+export function endChunk(res: Response, chunk?: string | Uint8Array | (() => void), encoding?: unknown, cb?: unknown): void {
+  let callback: (() => void) | undefined;
+  if (typeof chunk === 'function') {
+    callback = chunk as () => void;
+    chunk = undefined;
+  } else if (typeof encoding === 'function') callback = encoding as () => void;
+  else if (typeof cb === 'function') callback = cb as () => void;
+  if (res[kPhase] === Phase.Aborted) return;
+  if (typeof chunk === 'string' && typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8') {
+    chunk = Buffer.from(chunk, encoding as BufferEncoding);
+  }
+  endWith(res, (chunk as string | Uint8Array | undefined) ?? '');
+  if (callback) queueMicrotask(callback);
+}
+
+/** Ends the response with `body`, the head first; corks unless uWS has. */
+export function endWith(res: Response, body: string | Uint8Array | ArrayBuffer): void {
+  const phase = res[kPhase];
+  if (phase === Phase.Aborted) return;
+  if (phase === Phase.Done) throw headersSent();
+  if (res[kHold]?.defer((go) => go && endWith(res, body), true)) return;
+  beforeEnd(res, body);
+  if (phase === Phase.Sync) writeEnd(res, body);
+  else res[kUres].cork(() => writeEnd(res, body));
+  afterEnd(res);
+}
+
+/** `res.sendPrepared()` when nothing may change the head: it goes out as the prepared bytes. */
+export function endPrepared(res: Response, head: PreparedHead, body: string | Uint8Array | ArrayBuffer): void {
+  const phase = res[kPhase];
+  if (phase === Phase.Aborted) return;
+  if (phase === Phase.Done) throw headersSent();
+  res.statusCode = head.status;
+  beforeEnd(res, body);
+  if (phase === Phase.Sync) writeEnd(res, body, head.bytes);
+  else res[kUres].cork(() => writeEnd(res, body, head.bytes));
+  afterEnd(res);
+}
+
+/** Writes the head (`prepared`, or the one built from the headers set) and the body; the caller has corked. */
+export function writeEnd(res: Response, body: string | Uint8Array | ArrayBuffer, prepared?: ArrayBuffer): void {
+  // Headers already out: write() went first and the body is chunked. uWS's end(…, true) (v20.30
+  // and v20.51, checked) writes its `Connection: close` line after the last chunk, inside the
+  // body, which breaks the framing; such a response ends without it (a closing server closes the connection anyway).
+  const chunked = res[kHeadersSent];
+  if (prepared !== undefined) {
+    res[kHeadersSent] = true;
+    res[kUres].writeStatus(prepared);
+  } else if (!chunked) writeHead(res);
+  const status = res.statusCode;
+  const ures = res[kUres];
+  if (status === 204 || status === 304 || status < 200 || res[kIsHead]) {
+    // No body. uWS's endWithoutBody (v20.30 and v20.51, checked) only completes when called with
+    // no arguments, so the length (HEAD) and Connection: close are written as headers.
+    if (res[kIsHead] && status !== 204 && status !== 304) {
+      const declared = headerValue(res, 'content-length');
+      const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+      // Spelled as uWS spells the Content-Length it writes for a body (and as Node writes it).
+      ures.writeHeader('Content-Length', String(length));
+    }
+    if (!chunked && (res[kClose] || res.req[kOverflowed])) ures.writeHeader('connection', 'close');
+    ures.endWithoutBody();
+  } else if (chunked) {
+    ures.end(body, false);
+  } else if (res[kClose]) {
+    ures.end(body, true);
+  } else if ((status === 413 || res.req[kOverflowed]) && refuseRest(ures, res.req, body)) {
+    // Answered; the rest of the body is read and dropped before the connection closes.
+  } else {
+    ures.end(body, false);
+  }
+}
+
+/**
+ * Hooks that may still change headers, then let go of the request's body. `body` is the whole
+ * body when the response ends in one piece: a response somebody listens to (a logger's
+ * 'finish') then also records its Content-Length, for `get('content-length')`.
+ */
+export function beforeEnd(res: Response, body?: string | Uint8Array | ArrayBuffer): void {
+  if (!res[kHeadersSent] && !res[kHooked]) res[kLife].beforeHead(res.req, res);
+  if (res[kLife].hooks.onResponse.length > 0 || res[kHasListeners]) {
+    res.req[kKeepAddress]();
+    if (body !== undefined && !res[kHeadersSent] && res[kHasListeners]) noteLength(res, body);
+  }
+  res.req[kEnd]();
+}
+
+/** The response was handed to uWS whole: done, and the lifecycle's `finished` runs. */
+export function afterEnd(res: Response): void {
+  res[kPhase] = Phase.Done;
+  res[kLife].finished(res.req, res, false);
+}
+
+/** A write in a HEAD response: no body goes out, but onSend hooks run once, as for GET. */
+export function startHead(res: Response): void {
+  if (res[kHeadersSent] || res[kHooked]) return;
+  res[kHooked] = true;
+  res[kLife].beforeHead(res.req, res);
+}
+
+/** Writes the status line and headers; the caller has corked. */
+export function writeHead(res: Response): void {
+  res[kHeadersSent] = true;
+  res[kHeads].write(res[kUres], res.statusCode, res[kHeaders], res[kReason]);
+}
+
+/** uWS is full: `'drain'` is emitted once it can take more. */
+export function whenWritable(res: Response): void {
+  if (res[kOnWritable]) return;
+  res[kOnWritable] = () => {
+    res[kOnWritable] = undefined;
+    res.emit('drain');
+    return true;
+  };
+  registerWritable(res);
+}
+
+function registerWritable(res: Response): void {
+  res[kUres].onWritable((offset) => (res[kOnWritable] ? res[kOnWritable](offset) : true));
+}
+
+/** uWS's tryEnd, corked. */
+function tryEndCorked(res: Response, chunk: Uint8Array, size: number): [boolean, boolean] {
+  let result: [boolean, boolean] = [false, false];
+  res.atomic(() => {
+    result = res[kUres].tryEnd(chunk, size);
+  });
+  return result;
+}
+
+/**
+ * One chunk of a body of known `size` (stream()) through uWS's tryEnd, the head first if it is
+ * not out; `last` when it completes the body. Returns 2 when the response is complete, 1 when uWS
+ * took the chunk, 0 when uWS is full: `resume` runs once it took the rest.
+ */
+export function tryEndChunk(res: Response, chunk: Uint8Array, size: number, last: boolean, resume: () => void): number {
+  if (last) beforeEnd(res);
+  const offset = res.atomic(() => {
+    if (!res[kHeadersSent]) writeHead(res);
+    return res[kUres].getWriteOffset();
+  });
+  const [ok, done] = tryEndCorked(res, chunk, size);
+  if (done) {
+    afterEnd(res);
+    return 2;
+  }
+  if (ok) return 1;
+  res[kOnWritable] = (at) => {
+    const [ok2, done2] = tryEndCorked(res, chunk.subarray(at - offset), size);
+    if (done2) afterEnd(res);
+    else if (ok2) {
+      res[kOnWritable] = undefined;
+      resume();
+    }
+    return ok2;
+  };
+  registerWritable(res);
+  return 0;
+}
+
+/** Completes a WebSocket upgrade; headers set so far go out with the 101. */
+export function completeUpgrade(res: Response, data: unknown, key: string, protocol: string, extensions: string): void {
+  if (res[kPhase] >= Phase.Done) return;
+  if (res[kHold]?.defer((go) => go && completeUpgrade(res, data, key, protocol, extensions), true)) return;
+  beforeEnd(res);
+  const ures = res[kUres];
+  const go = () => {
+    res[kHeadersSent] = true;
+    const list = res[kHeaders];
+    if (list !== null) {
+      ures.writeStatus('101 Switching Protocols');
+      for (let i = 0; i < list.length; i += 2) {
+        const value = list[i + 1]!;
+        for (const v of typeof value === 'string' ? [value] : value) ures.writeHeader(list[i] as string, v);
+      }
+    }
+    ures.upgrade(data, key, protocol, extensions, (ures as unknown as Record<symbol, us_socket_context_t>)[kContext]!);
+  };
+  if (res[kPhase] === Phase.Sync) go();
+  else ures.cork(go);
+  afterEnd(res);
+}
+
+/** What `res.destroy()` does: closes the connection at once (the client sees it cut). */
+export function cut(res: Response): void {
+  if (res[kPhase] >= Phase.Done) return;
+  const ures = res[kUres];
+  res[kAbort]();
+  res.req[kAbort]();
+  res[kLife].finished(res.req, res, true);
+  ures.close();
+}
+
+/** Takes the response's beforeHead() state away (returns it, leaves null). */
+export function takeHold(res: Response): Hold | null {
+  const hold = res[kHold];
+  res[kHold] = null;
+  return hold;
+}
+
+/** A beforeHead() task failed: forget status and headers, and let the error path answer. */
+export function startOver(res: Response, err: unknown): void {
+  res.statusCode = 200;
+  res[kReason] = undefined;
+  res[kHeaders] = null;
+  res[kLife].fail(err, res.req, res);
+}
