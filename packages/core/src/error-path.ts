@@ -2,7 +2,6 @@
  * The error path: onError hooks, then the route's and the server's error handlers in turn, the
  * not-found answer, and the last-resort 500 when an error handler fails too.
  */
-import { STATUS_CODES } from 'node:http';
 import { FALL_THROUGH, type Fail } from './compose.ts';
 import { requestError } from './diagnostics.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -10,6 +9,9 @@ import type { Request } from './request.ts';
 import { Response } from './response.ts';
 import { kConfig } from './symbols.ts';
 import type { ErrorHandler, ErrorMiddleware } from './types.ts';
+
+// Not an ESM import of node:http: see headers.ts.
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 /** Answers a request with the server's not-found handler; what it throws goes down the error path. */
 export function notFound(life: Lifecycle, req: Request, res: Response): void {

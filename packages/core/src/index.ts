@@ -5,7 +5,7 @@
 export { Server } from './server.ts';
 export { Request } from './request.ts';
 export { Response } from './response.ts';
-export { PreparedHead } from './prepared.ts';
+export { PreparedHead, PreparedHeader } from './prepared.ts';
 export { VeloxError, ErrorCodes } from './errors.ts';
 export { isJsonType } from './body.ts';
 export { loadUws, uwsBuild } from './uws.ts';

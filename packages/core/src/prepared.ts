@@ -47,3 +47,33 @@ export class PreparedHead {
     this.bytes = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
   }
 }
+
+/**
+ * One header checked once, for a hot path that sets the same header on many responses
+ * (`X-Powered-By`, a content type, the ETag of a cached body): {@link Response.setPrepared}
+ * stores it without checking the name and value again. Same checks as `res.set()`: a name that
+ * is not an HTTP token, or a value with CR, LF or another control character, throws
+ * `VELOX_ERR_INVALID_HEADER` here, once.
+ *
+ * @example
+ * ```ts
+ * import { PreparedHeader } from '@velox/core';
+ * const poweredBy = new PreparedHeader('X-Powered-By', 'Velox');
+ * app.use((req, res) => { res.setPrepared(poweredBy); });
+ * ```
+ */
+export class PreparedHeader {
+  /** The name as given. */
+  readonly name: string;
+  /** @internal The name lower-case, as the response's header list keeps it. */
+  readonly key: string;
+  /** The value, as text. */
+  readonly value: string;
+
+  constructor(name: string, value: string | number) {
+    this.key = checkName(name);
+    this.value = checkValue(name, value);
+    this.name = name;
+    Object.freeze(this);
+  }
+}

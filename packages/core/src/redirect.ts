@@ -2,11 +2,13 @@
  * `res.redirect()`: the status (302 unless given), a Location header percent-encoded once, and
  * a short text body that names the target.
  */
-import { STATUS_CODES } from 'node:http';
 import { TYPES } from './content-type.ts';
 import type { Response } from './response.ts';
 import { setHeader } from './response-write.ts';
 import { kFinish } from './symbols.ts';
+
+// Not an ESM import of node:http: see headers.ts.
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 /** @internal What `res.redirect()` does. */
 export function redirect(res: Response, statusOrUrl: number | string, url?: string): void {

@@ -3,7 +3,6 @@
  * Status and headers are kept in JS until the first byte goes out; response-write.ts writes them
  * and the body to uWS (cork, end, tryEnd, write, onWritable) and keeps the phase, aborted included.
  */
-import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { HttpResponse } from '@based/uws';
 import { Hold } from './before-head.ts';
@@ -13,7 +12,7 @@ import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
 import { type EventStream, openEventStream } from './event-stream.ts';
 import { checkReason, type HeadCache, type HeaderList, type HeaderValue, lowerName } from './headers.ts';
 import { installResponseHelpers } from './negotiation.ts';
-import type { PreparedHead } from './prepared.ts';
+import type { PreparedHead, PreparedHeader } from './prepared.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -42,6 +41,9 @@ const kOnWritable: typeof symbols.kOnWritable = symbols.kOnWritable;
 const kPhase: typeof symbols.kPhase = symbols.kPhase;
 const kReason: typeof symbols.kReason = symbols.kReason;
 const kUres: typeof symbols.kUres = symbols.kUres;
+
+// Not an ESM import of node:http: see headers.ts.
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 const RESOLVED = Promise.resolve();
 
@@ -204,6 +206,21 @@ export class Response extends LazyEmitter {
   /** Alias of {@link Response.set}. */
   header(name: string | Record<string, HeaderValue | number>, value?: HeaderValue | number): this {
     return this.set(name, value);
+  }
+
+  /**
+   * Sets a header checked once beforehand (a {@link PreparedHeader}): as `set(name, value)`,
+   * without checking the name and value again.
+   * @example
+   * ```ts
+   * const cacheForever = new PreparedHeader('Cache-Control', 'public, max-age=31536000, immutable');
+   * app.get('/assets/:file', (req, res) => res.setPrepared(cacheForever).send(asset(req.params.file)));
+   * ```
+   */
+  setPrepared(header: PreparedHeader): this {
+    if (this[kHeadersSent]) throw headersSent();
+    putHeader(this, header.key, header.value, true);
+    return this;
   }
 
   /**

@@ -11,13 +11,15 @@
  * (on-headers does) is called once with the status before the head goes out: assigning it
  * registers a `res.beforeHead()` task, so responses nobody patches run none of this.
  */
-import { OutgoingMessage } from 'node:http';
 import type { Decoration, HeaderValue, Request, Response } from '@velox/core';
 import { contentType, fileContentType } from '@velox/core';
 import { type ExpressApp, expressApp } from './app.ts';
 import { ExpressErrorCodes, expressError } from './errors.ts';
 import { disposition } from './libs.ts';
 import type { NodeSocket } from './request.ts';
+
+// Not an ESM import of node:http: on Node 22 that loads undici for good (see @velox/core's headers.ts).
+const { OutgoingMessage } = process.getBuiltinModule('node:http');
 
 /** Set once `writeHead()` committed the status and headers. */
 const kCommitted = Symbol('velox.express.committed');

@@ -1,6 +1,6 @@
 import { raw, start } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { ErrorCodes, PreparedHead, type VeloxError } from '../../src/index.ts';
+import { ErrorCodes, PreparedHead, PreparedHeader, type VeloxError } from '../../src/index.ts';
 import { server } from '../helpers.ts';
 
 const head = new PreparedHead(200, { 'Content-Type': 'text/css; charset=utf-8', etag: '"v1"', 'x-many': ['a', 'b'] });
@@ -153,5 +153,61 @@ describe('Response.sendPrepared with beforeHead', () => {
     expect(r.headers.get('x-saved')).toBe('yes');
     expect(r.headers.get('etag')).toBe('"v1"');
     expect(await r.text()).toBe('held');
+  });
+});
+
+describe('PreparedHeader and Response.setPrepared', () => {
+  const poweredBy = new PreparedHeader('X-Powered-By', 'Velox');
+
+  it('checks the name and value once, as res.set() does', () => {
+    expect(poweredBy.name).toBe('X-Powered-By');
+    expect(poweredBy.value).toBe('Velox');
+    expect(Object.isFrozen(poweredBy)).toBe(true);
+    expect(new PreparedHeader('Content-Length', 42).value).toBe('42');
+    const codeOf = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        return (err as VeloxError).code;
+      }
+      return undefined;
+    };
+    expect(codeOf(() => new PreparedHeader('x-a', 'v\r\nset-cookie: evil=1'))).toBe(ErrorCodes.INVALID_HEADER);
+    expect(codeOf(() => new PreparedHeader('x-a', 'v\u0000'))).toBe(ErrorCodes.INVALID_HEADER);
+    expect(codeOf(() => new PreparedHeader('bad name', 'v'))).toBe(ErrorCodes.INVALID_HEADER);
+  });
+
+  it('sets the header as set() would: readable with get(), replacing an earlier value, sent on the wire', async () => {
+    const app = server();
+    const seen: unknown[] = [];
+    app.get('/a', (_req, res) => {
+      res.set('x-powered-by', 'someone else');
+      res.setPrepared(poweredBy);
+      seen.push(res.get('X-Powered-By'), res.getHeaders()['x-powered-by']);
+      res.send('ok');
+    });
+    const { port } = await start(app);
+    const { text } = await raw(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(seen).toEqual(['Velox', 'Velox']);
+    expect(text.match(/x-powered-by: [^\r]*/gi)).toEqual(['x-powered-by: Velox']);
+    await app.close();
+  });
+
+  it('refuses a header once the head is out (VELOX_ERR_HEADERS_SENT)', async () => {
+    const app = server();
+    let code: string | undefined;
+    app.get('/a', (_req, res) => {
+      res.write('part');
+      try {
+        res.setPrepared(poweredBy);
+      } catch (err) {
+        code = (err as VeloxError).code;
+      }
+      res.end();
+    });
+    const { port } = await start(app);
+    await raw(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(code).toBe(ErrorCodes.HEADERS_SENT);
+    await app.close();
   });
 });

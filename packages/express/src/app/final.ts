@@ -3,8 +3,10 @@
  * answered, else the error's status (or 500) with its stack outside production and the status
  * text in production, as an HTML page with the same headers Express sends.
  */
-import { STATUS_CODES } from 'node:http';
 import { encodeUrl, escapeHtml } from './util.ts';
+
+// Not an ESM import of node:http: on Node 22 that loads undici for good (see @velox/core's headers.ts).
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 function errorStatus(err: any): number | undefined {
   if (typeof err?.status === 'number' && err.status >= 400 && err.status < 600) return err.status;

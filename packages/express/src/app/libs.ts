@@ -22,6 +22,7 @@ import proxyaddr from 'proxy-addr';
 import qs from 'qs';
 import onFinished from 'on-finished';
 import send from 'send-express4';
+import { PreparedHeader } from '@velox/core';
 import serveStatic from 'serve-static-express4';
 import ms from 'ms';
 
@@ -141,8 +142,10 @@ export function etagOf(body: string | Buffer, weak: boolean): string {
 export interface TextTag {
   etag: string;
   length: number;
-  /** `length` as text (the Content-Length header's value). */
-  lengthText: string;
+  /** The Content-Length header, checked once. */
+  lengthHeader: PreparedHeader;
+  /** The ETag header, checked once. */
+  etagHeader: PreparedHeader;
 }
 
 /** The ETag functions the `etag` setting compiles to (true: weak), whose result for a text is cached. */
@@ -166,7 +169,7 @@ export function textTag(text: string, weak: boolean): TextTag | undefined {
     const bytes = Buffer.from(text, 'utf8');
     // The tag made flat once (etag joins it from parts), so each header check reads it directly.
     const etag = Buffer.from(makeEtag(bytes, { weak }), 'latin1').toString('latin1');
-    tag = { etag, length: bytes.length, lengthText: String(bytes.length) };
+    tag = { etag, length: bytes.length, lengthHeader: new PreparedHeader('Content-Length', bytes.length), etagHeader: new PreparedHeader('ETag', etag) };
     if (tags.size >= TEXT_TAGS_MAX) tags.clear();
     tags.set(text, tag);
   }

@@ -6,11 +6,13 @@
  * `redirect` with its text/HTML bodies, `format`, `links`, `cookie` (JSON and signed values),
  * `sendFile`/`download` through send 0.19 as in Express 4, `render` through the app's view engines.
  */
-import { STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
 import { extname, isAbsolute, resolve } from 'node:path';
-import { Response } from '@velox/core';
+import { PreparedHeader, Response } from '@velox/core';
 import { disposition, mime, onFinished, onMimeDefine, ownEtagFns, send, textTag } from './libs.ts';
 import { escapeHtml, setCharset } from './util.ts';
+
+// Not an ESM import of node:http: on Node 22 that loads undici for good (see @velox/core's headers.ts).
+const { STATUS_CODES, validateHeaderName, validateHeaderValue } = process.getBuiltinModule('node:http');
 
 /**
  * The members beneath Express's: the prototype `expressResponse` sits on, which is the Response
@@ -19,10 +21,12 @@ import { escapeHtml, setCharset } from './util.ts';
  */
 let coreResponse: any = Response.prototype;
 
+const POWERED_BY = new PreparedHeader('X-Powered-By', 'Express');
+
 /** @internal expressInit's `X-Powered-By: Express`, through core's set (the name and value need no check). */
 export function setPoweredBy(res: any): void {
   // An app that put its own setHeader on the response (app.response.setHeader = …) sees the call.
-  if (res.setHeader === expressResponse.setHeader) coreResponse.set.call(res, 'X-Powered-By', 'Express');
+  if (res.setHeader === expressResponse.setHeader) coreResponse.setPrepared.call(res, POWERED_BY);
   else res.setHeader('X-Powered-By', 'Express');
 }
 
@@ -84,10 +88,19 @@ function htmlUtf8(): string {
   return html;
 }
 
+/** The same Content-Type as a header checked once. */
+let htmlHeader: PreparedHeader | undefined;
+
+function htmlUtf8Header(): PreparedHeader {
+  htmlHeader ??= new PreparedHeader('Content-Type', htmlUtf8());
+  return htmlHeader;
+}
+
 onMimeDefine.add(() => {
   lookups.clear();
   completed.clear();
   html = undefined;
+  htmlHeader = undefined;
 });
 
 /** True for `Content-Type` in any case (the usual spellings compared first, without a new string). */
@@ -296,7 +309,7 @@ Object.assign(expressResponse, {
         if (!this.get('Content-Type')) {
           if (this.type === expressResponse.type && this.set === expressResponse.set) {
             // What type('html') and the charset step below end with, worked out once.
-            coreResponse.set.call(this, 'Content-Type', htmlUtf8());
+            coreResponse.setPrepared.call(this, htmlUtf8Header());
             htmlSet = true;
           } else this.type('html');
         }
@@ -329,8 +342,8 @@ Object.assign(expressResponse, {
       length = tag.length;
       if (this.set === expressResponse.set) {
         // What Express's set does with these two (a string value, no charset step), without its steps.
-        coreResponse.set.call(this, 'Content-Length', tag.lengthText);
-        coreResponse.set.call(this, 'ETag', tag.etag);
+        coreResponse.setPrepared.call(this, tag.lengthHeader);
+        coreResponse.setPrepared.call(this, tag.etagHeader);
       } else {
         this.set('Content-Length', length);
         this.set('ETag', tag.etag);

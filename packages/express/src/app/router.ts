@@ -5,8 +5,10 @@
  * answered with `Allow` when no route did. Written after Express 4's `lib/router`, for the same
  * behaviour on Velox's request and response.
  */
-import { METHODS } from 'node:http';
 import { compilePath } from './libs.ts';
+
+// Not an ESM import of node:http: on Node 22 that loads undici for good (see @velox/core's headers.ts).
+const { METHODS } = process.getBuiltinModule('node:http');
 
 /** Every HTTP method Node knows, lower-case (Express's `methods`). */
 export const methods: string[] = METHODS.map((m) => m.toLowerCase());
