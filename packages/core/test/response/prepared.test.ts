@@ -3,6 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCodes, PreparedHead, PreparedHeader, type VeloxError } from '../../src/index.ts';
 import { server } from '../helpers.ts';
 
+/** The error code `fn` throws, or undefined. */
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return (err as VeloxError).code;
+  }
+  return undefined;
+}
+
 const head = new PreparedHead(200, { 'Content-Type': 'text/css; charset=utf-8', etag: '"v1"', 'x-many': ['a', 'b'] });
 
 describe('PreparedHead', () => {
@@ -13,14 +23,6 @@ describe('PreparedHead', () => {
   });
 
   it('refuses header values with CR or LF, bad names, Content-Length and bad status codes', () => {
-    const codeOf = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (err) {
-        return (err as VeloxError).code;
-      }
-      return undefined;
-    };
     expect(codeOf(() => new PreparedHead(200, { 'x-a': 'v\r\nset-cookie: evil=1' }))).toBe(ErrorCodes.INVALID_HEADER);
     expect(codeOf(() => new PreparedHead(200, { 'bad name': 'v' }))).toBe(ErrorCodes.INVALID_HEADER);
     expect(codeOf(() => new PreparedHead(200, { 'content-length': '3' }))).toBe(ErrorCodes.INVALID_OPTION);
@@ -164,14 +166,6 @@ describe('PreparedHeader and Response.setPrepared', () => {
     expect(poweredBy.value).toBe('Velox');
     expect(Object.isFrozen(poweredBy)).toBe(true);
     expect(new PreparedHeader('Content-Length', 42).value).toBe('42');
-    const codeOf = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (err) {
-        return (err as VeloxError).code;
-      }
-      return undefined;
-    };
     expect(codeOf(() => new PreparedHeader('x-a', 'v\r\nset-cookie: evil=1'))).toBe(ErrorCodes.INVALID_HEADER);
     expect(codeOf(() => new PreparedHeader('x-a', 'v\u0000'))).toBe(ErrorCodes.INVALID_HEADER);
     expect(codeOf(() => new PreparedHeader('bad name', 'v'))).toBe(ErrorCodes.INVALID_HEADER);
