@@ -120,7 +120,7 @@ function headerLines(list: HeaderList, kept: HeaderList | null): string {
  * UTF-8 bytes in an ArrayBuffer of their own: uWS reads an ArrayBuffer with one call into V8, a
  * Buffer (a view, perhaps into a shared pool) with three.
  */
-function encode(text: string): ArrayBuffer {
+export function encode(text: string): ArrayBuffer {
   const bytes = Buffer.from(text);
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
 }

@@ -3,14 +3,14 @@
  * uWS's HttpRequest; if the handler goes async, what it may still need is copied once before
  * the callback returns (uWS's HttpRequest lives on the stack of that callback).
  */
-import { Buffer } from 'node:buffer';
+import type { Buffer } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import type { HttpRequest, HttpResponse } from '@based/uws';
 import { As, Body } from './body.ts';
 import { Bag } from './bag.ts';
 import { cookieInLine, isOwnCookies, parseCookieHeader, readSignedCookies } from './cookies.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
-import { copyHeaderList, headerRecord } from './headers.ts';
+import { copyHeaderList, encode, headerRecord } from './headers.ts';
 import { forwardedChain, hostname, protocol, textAddress } from './forwarded.ts';
 import { installRequestHelpers } from './negotiation.ts';
 import { bodyStream, framingOf, readBody, readJson, readUrlencoded } from './request-body.ts';
@@ -48,24 +48,19 @@ const WHOLE_HEADERS = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forward
 const EMPTY_PARAMS: Record<string, string> = Object.freeze(new Bag<string>());
 
 /** Header names asked of uWS, as UTF-8 bytes (128 names at most). */
-const NAME_BYTES = new Map<string, ArrayBuffer | string>();
+const NAME_BYTES = new Map<string, ArrayBuffer>();
 
 /**
  * A header name as uWS reads it fastest: a string is converted to UTF-8 on each call, an
  * ArrayBuffer is read as it is, so the names asked often are encoded once.
  */
 function nameBytes(name: string): ArrayBuffer | string {
-  let bytes = NAME_BYTES.get(name);
-  if (bytes === undefined) {
-    bytes = NAME_BYTES.size < 128 && typeof name === 'string' ? encodeName(name) : name;
-    if (NAME_BYTES.size < 128) NAME_BYTES.set(name, bytes);
-  }
-  return bytes;
-}
-
-function encodeName(name: string): ArrayBuffer {
-  const view = Buffer.from(name);
-  return view.buffer.slice(view.byteOffset, view.byteOffset + view.length) as ArrayBuffer;
+  const bytes = NAME_BYTES.get(name);
+  if (bytes !== undefined) return bytes;
+  if (NAME_BYTES.size >= 128 || typeof name !== 'string') return name;
+  const encoded = encode(name);
+  NAME_BYTES.set(name, encoded);
+  return encoded;
 }
 
 /**
