@@ -108,19 +108,27 @@ function plainPath(path: unknown, options: { sensitive?: boolean; strict?: boole
   };
 }
 
+/**
+ * Whether `path` holds `text` at `pos` as path-to-regexp's expression compares it: exactly when
+ * `sensitive`, else with ASCII letters case-folded (the `i` flag folds ASCII letters only here,
+ * since `text` is ASCII). The caller has checked that `path` is long enough.
+ */
+function sameText(path: string, pos: number, text: string, sensitive: boolean): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const a = path.charCodeAt(pos + i);
+    const b = text.charCodeAt(i);
+    if (a === b) continue;
+    const lower = b | 0x20;
+    if (sensitive || lower < 97 || lower > 122 || (a | 0x20) !== lower) return false;
+  }
+  return true;
+}
+
 /** The text a plain path matches at the start of `path` (what `regexp.exec(path)[0]` gives), or undefined. */
 function matchPlain(plain: PlainPath, path: string): string | undefined {
   const base = plain.base;
   const n = base.length;
-  if (path.length < n) return undefined;
-  for (let i = 0; i < n; i++) {
-    const a = path.charCodeAt(i);
-    const b = base.charCodeAt(i);
-    if (a === b) continue;
-    // The `i` flag folds ASCII letters only (base is ASCII).
-    const lower = b | 0x20;
-    if (plain.sensitive || lower < 97 || lower > 122 || (a | 0x20) !== lower) return undefined;
-  }
+  if (path.length < n || !sameText(path, 0, base, plain.sensitive)) return undefined;
   const slashNext = path.charCodeAt(n) === 47;
   if (plain.end) {
     if (path.length === n || (plain.optionalSlash && slashNext && path.length === n + 1)) return path;
@@ -162,6 +170,20 @@ function segmentPath(path: unknown, options: { sensitive?: boolean; strict?: boo
   };
 }
 
+/**
+ * The params of a match: `keys[i]` gets `values[first + i]` decoded, for `count` of them (a malformed escape throws
+ * the 400 error); a key named twice keeps its last defined value, as Express's Layer does.
+ */
+function paramsOf(keys: Array<{ name: string | number }>, values: ArrayLike<string | undefined>, first: number, count: number): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) {
+    const name = keys[i]!.name;
+    const value = decodeParam(values[first + i]);
+    if (value !== undefined || !Object.hasOwn(params, name)) params[name] = value;
+  }
+  return params;
+}
+
 /** matchSegments' output, read at once by Layer.match (nothing runs in between). */
 const SCRATCH: string[] = [];
 
@@ -183,17 +205,8 @@ function matchSegments(spec: SegmentPath, path: string, values: string[]): boole
       pos = end;
       continue;
     }
-    const length = text!.length;
-    if (n - pos < length) return false;
-    for (let i = 0; i < length; i++) {
-      const a = path.charCodeAt(pos + i);
-      const b = text!.charCodeAt(i);
-      if (a === b) continue;
-      // The `i` flag folds ASCII letters only here (the text is ASCII).
-      const lower = b | 0x20;
-      if (spec.sensitive || lower < 97 || lower > 122 || (a | 0x20) !== lower) return false;
-    }
-    pos += length;
+    if (n - pos < text!.length || !sameText(path, pos, text!, spec.sensitive)) return false;
+    pos += text!.length;
   }
   return pos === n || (spec.optionalSlash && pos === n - 1 && path.charCodeAt(pos) === 47);
 }
@@ -418,15 +431,8 @@ export class Layer {
         this.path = undefined;
         return false;
       }
-      const params: Record<string, unknown> = {};
-      this.params = params;
       this.path = path;
-      const count = this.keys.length;
-      for (let i = 0; i < count; i++) {
-        const key = this.keys[i]!;
-        const value = decodeParam(values[i]);
-        if (value !== undefined || !Object.hasOwn(params, key.name)) params[key.name] = value;
-      }
+      this.params = paramsOf(this.keys, values, 0, this.keys.length);
       return true;
     }
     const match = path == null ? null : this.regexp.exec(path);
@@ -435,14 +441,8 @@ export class Layer {
       this.path = undefined;
       return false;
     }
-    const params: Record<string, unknown> = {};
-    this.params = params;
     this.path = match[0];
-    for (let i = 1; i < match.length; i++) {
-      const key = this.keys[i - 1]!;
-      const value = decodeParam(match[i]);
-      if (value !== undefined || !Object.hasOwn(params, key.name)) params[key.name] = value;
-    }
+    this.params = paramsOf(this.keys, match, 1, match.length - 1);
     return true;
   }
 }
