@@ -167,8 +167,7 @@ export function textTag(text: string, weak: boolean): TextTag | undefined {
   let tag = tags.get(text);
   if (tag === undefined) {
     const bytes = Buffer.from(text, 'utf8');
-    // The tag made flat once (etag joins it from parts), so each header check reads it directly.
-    const etag = Buffer.from(makeEtag(bytes, { weak }), 'latin1').toString('latin1');
+    const etag = makeEtag(bytes, { weak });
     tag = { etag, length: bytes.length, lengthHeader: new PreparedHeader('Content-Length', bytes.length), etagHeader: new PreparedHeader('ETag', etag) };
     if (tags.size >= TEXT_TAGS_MAX) tags.clear();
     tags.set(text, tag);

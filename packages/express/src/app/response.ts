@@ -80,26 +80,17 @@ const lookups = new Map<string, string>();
 /** Content-Type values as `res.set()` completes them with mime's default charset, remembered. */
 const completed = new Map<string, string>();
 
-/** `res.send(text)`'s Content-Type when none was set: `type('html')` then the UTF-8 charset. */
-let html: string | undefined;
-
-function htmlUtf8(): string {
-  html ??= setCharset(withDefaultCharset(mime.lookup('html')), 'utf-8');
-  return html;
-}
-
-/** The same Content-Type as a header checked once. */
+/** `res.send(text)`'s Content-Type when none was set (`type('html')` then the UTF-8 charset), checked once. */
 let htmlHeader: PreparedHeader | undefined;
 
 function htmlUtf8Header(): PreparedHeader {
-  htmlHeader ??= new PreparedHeader('Content-Type', htmlUtf8());
+  htmlHeader ??= new PreparedHeader('Content-Type', setCharset(withDefaultCharset(mime.lookup('html')), 'utf-8'));
   return htmlHeader;
 }
 
 onMimeDefine.add(() => {
   lookups.clear();
   completed.clear();
-  html = undefined;
   htmlHeader = undefined;
 });
 
