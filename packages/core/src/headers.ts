@@ -8,7 +8,7 @@
  */
 import { Buffer } from 'node:buffer';
 import type { HttpRequest, HttpResponse } from '@based/uws';
-import { Bag } from './bag.ts';
+import { Bag, internalized } from './bag.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { Headers } from './types.ts';
 
@@ -145,18 +145,10 @@ export function checkName(name: string): string {
   if (typeof name !== 'string' || !TOKEN.test(name)) {
     throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid header name: ${JSON.stringify(name)}`, { status: 500 });
   }
+  // Interned: header list lookups and compares with literals ('content-length') compare pointers.
   const lower = internalized(name.toLowerCase());
   if (checkedNames.size < 1000) checkedNames.set(name, lower);
   return lower;
-}
-
-/**
- * The engine's own copy of a string (the one a property key or a literal in the code is): two
- * such strings are equal only when they are the same string, so the header list's lookups and
- * the comparisons with literals ('content-length') compare pointers instead of characters.
- */
-function internalized(text: string): string {
-  return Object.keys({ [text]: 0 })[0]!;
 }
 
 /**

@@ -3,7 +3,7 @@
  * whether a key or a value needs decoding (`%` or `+`); only such parts are decoded. Repeated keys become
  * arrays; a malformed escape is kept as sent.
  */
-import { Bag } from './bag.ts';
+import { Bag, internalized } from './bag.ts';
 import type { Query } from './types.ts';
 
 const AMP = 38;
@@ -58,8 +58,7 @@ function knownKey(raw: string, start: number, end: number): string | undefined {
 
 function remember(key: string): string {
   if (key === '' || knownKeys.length >= MAX_KNOWN_KEYS || key.length > 32) return key;
-  // A property name read back from an object is the table's own string.
-  const interned = Object.keys({ [key]: 0 })[0]!;
+  const interned = internalized(key);
   knownKeys.push(interned);
   return interned;
 }
