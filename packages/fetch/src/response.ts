@@ -8,7 +8,7 @@
  * cancels it.
  */
 import { Readable } from 'node:stream';
-import type { Response as VeloxResponse } from '@velox/core';
+import { PreparedHeader, type Response as VeloxResponse } from '@velox/core';
 import { FetchErrorCodes, fetchError } from './errors.ts';
 import { isLightHeaders } from './light-headers.ts';
 import { isLightResponse, type LightParts } from './light-response.ts';
@@ -162,10 +162,29 @@ function writePrepared(res: VeloxResponse, prepared: ReturnType<Prepares['_toNod
   throw fetchError(FetchErrorCodes.BAD_RESPONSE, `The Response's prepared body is ${describe(body)}, which cannot be sent`);
 }
 
+/**
+ * The content types apps set most (Hono's `c.text()`, `c.json()`, `c.html()`, the built-in
+ * Response's default for a string), checked once: most responses set one of them.
+ */
+const CONTENT_TYPES = new Map<string, PreparedHeader>(
+  ['text/plain;charset=UTF-8', 'text/plain; charset=UTF-8', 'application/json', 'application/json; charset=UTF-8', 'text/html; charset=UTF-8'].map((type) => [
+    type,
+    new PreparedHeader('content-type', type),
+  ]),
+);
+const TEXT_PLAIN = CONTENT_TYPES.get('text/plain;charset=UTF-8')!;
+
+/** Sets the content type `value` (a string), through its prepared header when it is a common one. */
+function setType(res: VeloxResponse, value: string): void {
+  const prepared = CONTENT_TYPES.get(value);
+  if (prepared !== undefined) res.setPrepared(prepared);
+  else res.set('content-type', value);
+}
+
 /** A LightResponse nothing materialized: its status, headers and body as given. */
 function writeLight(res: VeloxResponse, parts: LightParts): void {
   if (res.aborted) return;
-  res.statusCode = parts.status;
+  if (parts.status !== 200 || res.statusCode !== 200) res.statusCode = parts.status;
   const body = parts.body;
   let typed = false;
   const headers = parts.headers;
@@ -173,8 +192,12 @@ function writeLight(res: VeloxResponse, parts: LightParts): void {
     if (isLightHeaders(headers)) {
       // Names lower-case and values checked already: straight from its map.
       const { values, cookies } = headers.lightParts();
-      for (const [name, value] of values) res.set(name, value);
-      typed = values.has('content-type');
+      for (const [name, value] of values) {
+        if (name === 'content-type') {
+          typed = true;
+          setType(res, value);
+        } else res.set(name, value);
+      }
       if (cookies) res.set('set-cookie', cookies.length === 1 ? cookies[0]! : cookies);
     } else if (headers instanceof NativeHeaders) {
       // A Headers hands out lower-case names and normalized values already.
@@ -200,9 +223,16 @@ function writeLight(res: VeloxResponse, parts: LightParts): void {
       if (cookies) res.set('set-cookie', cookies.length === 1 ? cookies[0]! : cookies);
     } else {
       for (const name in headers) {
+        const value = headers[name];
+        // Hono's c.json() and c.html() pass { 'Content-Type': type }.
+        if (name === 'Content-Type' && typeof value === 'string' && CONTENT_TYPES.has(value)) {
+          typed = true;
+          res.setPrepared(CONTENT_TYPES.get(value)!);
+          continue;
+        }
         const key = name.toLowerCase();
         if (key === 'content-type') typed = true;
-        res.set(key, String(headers[name]).trim());
+        res.set(key, String(value).trim());
       }
     }
   }
@@ -211,7 +241,7 @@ function writeLight(res: VeloxResponse, parts: LightParts): void {
     return;
   }
   if (typeof body === 'string') {
-    if (!typed) res.set('content-type', 'text/plain;charset=UTF-8');
+    if (!typed) res.setPrepared(TEXT_PLAIN);
     res.end(body);
     return;
   }

@@ -2,8 +2,8 @@ import { inspect } from 'node:util';
 import { raw, sleep } from '@velox/test-utils';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { installLightResponse, LightHeaders, LightResponse } from '../src/index.ts';
-import { served } from './helpers.ts';
+import { fetchHandler, installLightResponse, LightHeaders, LightResponse } from '../src/index.ts';
+import { served, veloxServer } from './helpers.ts';
 
 const BuiltinHeaders = globalThis.Headers;
 const BuiltinResponse = globalThis.Response;
@@ -172,6 +172,36 @@ describe('LightHeaders', () => {
     expect(text).toMatch(/\r\ncontent-type: text\/plain; charset=UTF-8\r\n/i);
     expect(text.match(/^set-cookie: .*$/gim)).toEqual(['set-cookie: early=1', 'set-cookie: late=1']);
     expect(text.endsWith('\r\n\r\ntrue')).toBe(true);
+  });
+
+  it('writes each content type once, the common ones (checked once) as exactly as the rest, and the Response\'s status over a middleware\'s', async () => {
+    const hono = new Hono()
+      .get('/json', (c) => c.json({ a: 1 }))
+      .get('/text', (c) => c.text('t', 200, { 'x-t': '1' }))
+      .get('/html', (c) => c.html('<i>'))
+      .get('/plain', () => new Response('p'))
+      .get('/upper', () => new Response('u', { headers: { 'Content-Type': 'Application/JSON ' } }))
+      .get('/lower', () => new Response('l', { headers: { 'content-type': 'application/json' } }))
+      .get('/created', (c) => c.json({ made: true }, 201));
+    const app = veloxServer();
+    // A Velox middleware's status: the app's Response decides the status that goes out.
+    app.use((req, res, next) => {
+      res.status(418);
+      next();
+    });
+    app.all('/*', fetchHandler(hono.fetch));
+    const { port } = await app.listen(0, '127.0.0.1');
+    const wire = async (path: string) => {
+      const { text } = await raw(port, `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      return { status: text.slice(9, 12), types: text.match(/^content-type: .*$/gim), body: text.slice(text.indexOf('\r\n\r\n') + 4) };
+    };
+    expect(await wire('/json')).toEqual({ status: '200', types: ['content-type: application/json'], body: '{"a":1}' });
+    expect(await wire('/text')).toEqual({ status: '200', types: ['content-type: text/plain; charset=UTF-8'], body: 't' });
+    expect(await wire('/html')).toEqual({ status: '200', types: ['content-type: text/html; charset=UTF-8'], body: '<i>' });
+    expect(await wire('/plain')).toEqual({ status: '200', types: ['content-type: text/plain;charset=UTF-8'], body: 'p' });
+    expect(await wire('/upper')).toEqual({ status: '200', types: ['content-type: Application/JSON'], body: 'u' });
+    expect(await wire('/lower')).toEqual({ status: '200', types: ['content-type: application/json'], body: 'l' });
+    expect(await wire('/created')).toEqual({ status: '201', types: ['content-type: application/json'], body: '{"made":true}' });
   });
 
   it('leaves the built-in Headers in place with lightResponse: false', async () => {
