@@ -86,6 +86,12 @@ export const ErrorCodes = {
   INVALID_HEADER: 'VELOX_ERR_INVALID_HEADER',
   /** 500: the response was already sent. */
   HEADERS_SENT: 'VELOX_ERR_HEADERS_SENT',
+  /**
+   * Logged, never an answer: a response written with `write()` under a Content-Length it did not
+   * keep to. Bytes beyond the length were dropped, or `end()` came short of it and the connection
+   * was closed (the client sees the body cut short).
+   */
+  CONTENT_LENGTH_MISMATCH: 'VELOX_ERR_CONTENT_LENGTH_MISMATCH',
   /** 500: `next()` was called twice by one middleware. */
   NEXT_TWICE: 'VELOX_ERR_NEXT_TWICE',
   /** 500: `res.cookie(name, value, { signed: true })` without a `cookieSecret` (or cookie-parser's `req.secret`). */

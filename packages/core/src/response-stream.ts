@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { headersSent } from './errors.ts';
 import type { Response } from './response.ts';
 import { setHeader, tryEndChunk } from './response-write.ts';
-import { kEndVia, kHold, kIsHead, kReplaced } from './symbols.ts';
+import { kEndVia, kHeadersSent, kHold, kIsHead, kReplaced } from './symbols.ts';
 
 /**
  * Options of `res.stream()`.
@@ -64,7 +64,8 @@ export function streamTo(res: Response, source: Readable, options: StreamOptions
     });
     const head = res[kIsHead];
     // A write or end a middleware replaced (compression) must see every chunk: no tryEnd then.
-    if (size === undefined || head || res[kReplaced]) {
+    // Nor once write() sent the head: the body goes on the way it started.
+    if (size === undefined || head || res[kReplaced] || res[kHeadersSent]) {
       source.on('data', (chunk: Buffer) => {
         if (!res.write(chunk) && !res.aborted) {
           source.pause();

@@ -11,7 +11,7 @@ import type { us_socket_context_t } from '@based/uws';
 import { Bag } from './bag.ts';
 import type { Hold } from './before-head.ts';
 import { refuseRest } from './body.ts';
-import { headersSent } from './errors.ts';
+import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
 import { checkName, checkValue, type HeaderValue, indexOfHeader } from './headers.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Response } from './response.ts';
@@ -24,6 +24,7 @@ import * as symbols from './symbols.ts';
 const kAbort: typeof symbols.kAbort = symbols.kAbort;
 const kClose: typeof symbols.kClose = symbols.kClose;
 const kContext: typeof symbols.kContext = symbols.kContext;
+const kDeclared: typeof symbols.kDeclared = symbols.kDeclared;
 const kEnd: typeof symbols.kEnd = symbols.kEnd;
 const kHasListeners: typeof symbols.kHasListeners = symbols.kHasListeners;
 const kHeaders: typeof symbols.kHeaders = symbols.kHeaders;
@@ -138,6 +139,16 @@ export function writeChunk(
   }
   if (typeof chunk !== 'string' && chunk.byteLength === 0) return true;
   if (chunk === '') return true; // uWS reads an empty write as the end of the body
+  const declared = res[kDeclared];
+  if (declared !== null) return writeDeclared(res, declared, chunk, false);
+  if (!res[kHeadersSent]) {
+    startHead(res);
+    const status = res.statusCode;
+    // No body for these (Node ignores such writes too): the head goes out at end().
+    if (status === 204 || status === 304 || status < 200) return true;
+    const total = declaredLength(res);
+    if (total >= 0) return writeDeclared(res, (res[kDeclared] = new DeclaredBody(total)), chunk, false);
+  }
   let ok = true;
   res.atomic(() => {
     if (!res[kHeadersSent]) writeHead(res);
@@ -168,6 +179,11 @@ export function endWith(res: Response, body: string | Uint8Array | ArrayBuffer):
   const phase = res[kPhase];
   if (phase === Phase.Aborted) return;
   if (phase === Phase.Done) throw headersSent();
+  const declared = res[kDeclared];
+  if (declared !== null) {
+    writeDeclared(res, declared, body instanceof ArrayBuffer ? new Uint8Array(body) : body, true);
+    return;
+  }
   if (res[kHold]?.defer((go) => go && endWith(res, body), true)) return;
   beforeEnd(res, body);
   if (phase === Phase.Sync) writeEnd(res, body);
@@ -241,7 +257,7 @@ export function afterEnd(res: Response): void {
   res[kLife].finished(res.req, res, false);
 }
 
-/** A write in a HEAD response: no body goes out, but onSend hooks run once, as for GET. */
+/** The first write: onSend hooks run once, before the head goes out (in a HEAD response no body goes out, but they run as for GET). */
 export function startHead(res: Response): void {
   if (res[kHeadersSent] || res[kHooked]) return;
   res[kHooked] = true;
@@ -306,6 +322,151 @@ export function tryEndChunk(res: Response, chunk: Uint8Array, size: number, last
   };
   registerWritable(res);
   return 0;
+}
+
+/**
+ * A body of declared length written in pieces: `write()` on a response whose Content-Length is
+ * set, as Node sends it (Express's `res.sendFile`, serve-static and proxies pipe files this way).
+ * The chunks go out through uWS's tryEnd with that length, which writes only what the socket
+ * takes and keeps nothing: the rest waits here, and onWritable sends it from uWS's write offset.
+ *
+ * The last byte waits for end(). uWS completes its response once it has every byte: from then on
+ * its response object refuses every call (the request's abort handler among them, which the
+ * dispatcher sets when a handler returns unanswered) and uWS may serve the next request on the
+ * connection. Holding that byte keeps uWS's end and Velox's in step.
+ */
+export class DeclaredBody {
+  /** The declared length. */
+  readonly total: number;
+  /** Bytes taken from write() and end() so far, at most `total`. */
+  taken = 0;
+  /** Chunks uWS has not taken whole, in order; the first begins at uWS's write offset `base`. */
+  readonly queue: Uint8Array[] = [];
+  base = 0;
+  /** The last byte, kept for end(). */
+  last: Uint8Array | null = null;
+  /** uWS is full: new chunks wait behind the queue until onWritable sends it. */
+  waiting = false;
+  /** A write returned false: `'drain'` is emitted once the queue is empty. */
+  drain = false;
+  /** end() was called. */
+  ended = false;
+  /** uWS has every byte: its response is complete (and its object is gone). */
+  sent = false;
+  /** Bytes beyond `total` were dropped (logged once). */
+  over = false;
+
+  constructor(total: number) {
+    this.total = total;
+  }
+}
+
+const LENGTH = /^\d{1,15}$/;
+
+/** The response's Content-Length as a whole number of bytes, or -1 when none is set (or a Transfer-Encoding is). */
+function declaredLength(res: Response): number {
+  const value = headerValue(res, 'content-length');
+  if (typeof value !== 'string' || !LENGTH.test(value) || headerValue(res, 'transfer-encoding') !== undefined) return -1;
+  return Number(value);
+}
+
+/**
+ * One chunk of a declared-length body: from write(), or the last from end() (`last`). Returns
+ * false while uWS is full (`'drain'` follows). Bytes beyond the declared length are dropped: sent,
+ * they would be read as the start of the next response on the connection. An end() short of the
+ * length closes the connection, so that the client sees the body cut short instead of waiting.
+ */
+function writeDeclared(res: Response, body: DeclaredBody, chunk: string | Uint8Array, last: boolean): boolean {
+  if (body.ended) throw headersSent();
+  let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+  const room = body.total - body.taken;
+  if (bytes.byteLength > room) {
+    if (!body.over) {
+      body.over = true;
+      report(res, `write() went past the ${body.total} bytes of the response's Content-Length: the bytes beyond were dropped`);
+    }
+    bytes = bytes.subarray(0, room);
+  }
+  body.taken += bytes.byteLength;
+  const first = !res[kHeadersSent];
+  if (last) {
+    body.ended = true;
+    if (body.taken < body.total) {
+      report(res, `end() came after ${body.taken} of the ${body.total} bytes of the response's Content-Length: the connection was closed`);
+      cut(res);
+      return false;
+    }
+    beforeEnd(res);
+    // The byte kept back, or the end of the chunk that completes the body (or, for a length of 0, nothing).
+    if (body.last !== null) {
+      bytes = body.last;
+      body.last = null;
+    }
+  } else if (body.taken === body.total && bytes.byteLength > 0) {
+    body.last = bytes.subarray(bytes.byteLength - 1);
+    bytes = bytes.subarray(0, bytes.byteLength - 1);
+  }
+  if (last || bytes.byteLength > 0 || first) {
+    body.queue.push(bytes);
+    if (!body.waiting) sendDeclared(res, body, body.base);
+  }
+  if (body.sent) afterEnd(res);
+  if (!body.waiting) return true;
+  body.drain = true;
+  return false;
+}
+
+/**
+ * Hands the queue to uWS's tryEnd, the head first; `at` is uWS's write offset (what it took so
+ * far). An empty chunk (a first write that sends only the head) is handed over only by end():
+ * for a length of 0, uWS would complete the response on it.
+ */
+function sendDeclared(res: Response, body: DeclaredBody, at: number): void {
+  const queue = body.queue;
+  corked(res, () => {
+    const ures = res[kUres];
+    if (!res[kHeadersSent]) writeHead(res);
+    let skip = at - body.base;
+    while (queue.length > 0) {
+      const chunk = queue[0]!;
+      if (chunk.byteLength === 0 && !body.ended) {
+        queue.shift();
+        continue;
+      }
+      const [ok, done] = ures.tryEnd(skip === 0 ? chunk : chunk.subarray(skip), body.total);
+      if (done) {
+        body.sent = true;
+        queue.length = 0;
+      } else if (ok) {
+        body.base += chunk.byteLength;
+        queue.shift();
+        skip = 0;
+      } else break;
+    }
+  });
+  body.waiting = queue.length > 0;
+  if (body.waiting && res[kOnWritable] === undefined) {
+    res[kOnWritable] = (offset) => resumeDeclared(res, body, offset);
+    registerWritable(res);
+  }
+}
+
+/** uWS can take more: sends what waits; `'drain'` once all went, and the end if end() came. */
+function resumeDeclared(res: Response, body: DeclaredBody, at: number): boolean {
+  if (res[kPhase] >= Phase.Done || body.queue.length === 0) return true;
+  sendDeclared(res, body, at);
+  if (body.waiting) return false;
+  if (body.sent) afterEnd(res);
+  else if (body.drain) {
+    body.drain = false;
+    res.emit('drain');
+  }
+  return true;
+}
+
+/** Logs a declared length the handler did not keep to (a bug in the handler, not the client's). */
+function report(res: Response, message: string): void {
+  res[kLife].config.logger?.error(new VeloxError(ErrorCodes.CONTENT_LENGTH_MISMATCH, message));
 }
 
 /** Completes a WebSocket upgrade; headers set so far go out with the 101. */

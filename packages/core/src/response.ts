@@ -30,6 +30,7 @@ const { corked, cut, endChunk, endPrepared, endWith, headerRecord, headerValue, 
 const Phase = write.Phase;
 type Phase = write.Phase;
 const kClose: typeof symbols.kClose = symbols.kClose;
+const kDeclared: typeof symbols.kDeclared = symbols.kDeclared;
 const kHeaders: typeof symbols.kHeaders = symbols.kHeaders;
 const kHeadersSent: typeof symbols.kHeadersSent = symbols.kHeadersSent;
 const kHeads: typeof symbols.kHeads = symbols.kHeads;
@@ -84,6 +85,7 @@ export class Response extends LazyEmitter {
   [kOnWritable]: ((offset: number) => boolean) | undefined = undefined;
   [kHooked] = false;
   [kHold]: Hold | null = null;
+  [kDeclared]: write.DeclaredBody | null = null;
   /** @internal The lifecycle's list of responses in progress. */
   [kInflight] = false;
   /** @internal */

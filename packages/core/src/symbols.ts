@@ -62,6 +62,8 @@ export const kOnWritable: unique symbol = Symbol('velox.onWritable');
 export const kHooked: unique symbol = Symbol('velox.hooked');
 /** The response's beforeHead() state (a Hold), or null. */
 export const kHold: unique symbol = Symbol('velox.hold');
+/** A body of declared length written in pieces (a DeclaredBody: write() with a Content-Length set), or null. */
+export const kDeclared: unique symbol = Symbol('velox.declared');
 /** A reason phrase set through `statusMessage`, else undefined. */
 export const kReason: unique symbol = Symbol('velox.reason');
 /** Ends the way send() does: through an `end` a middleware replaced, with Content-Length. */

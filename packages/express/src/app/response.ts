@@ -144,37 +144,6 @@ function normalizeType(type: string): string {
   return type.indexOf('/') !== -1 ? type.split(/ *; */)[0]! : mime.lookup(type);
 }
 
-/** Body chunks held back while a response with a declared Content-Length is written in pieces. */
-const kHeld = Symbol('velox.express.app.held');
-/** The largest declared body held back to go out in one piece with its Content-Length. */
-const HOLD_LIMIT = 1024 * 1024;
-
-interface Held {
-  chunks: Buffer[];
-}
-
-/**
- * Whether `res.write()` should hold the body back: Node sends the Content-Length an app
- * declared before writing (send, serve-static and proxies do), uWS frames a body written in
- * pieces chunked. A declared body up to HOLD_LIMIT is held and sent whole at `end()`, so that
- * it goes out with its Content-Length, as on Node.
- */
-function holdFor(res: any): Held | null {
-  let held = res[kHeld];
-  if (held !== undefined) return held;
-  held = null;
-  if (!res.headersSent) {
-    const declared = Number(res.get('content-length'));
-    if (Number.isInteger(declared) && declared > 0 && declared <= HOLD_LIMIT) {
-      held = { chunks: [] };
-      // As on Node, the head counts as sent from the first write.
-      Object.defineProperty(res, 'headersSent', { value: true, configurable: true, enumerable: false });
-    }
-  }
-  res[kHeld] = held;
-  return held;
-}
-
 /**
  * The value of `res.json()`/`res.jsonp()`, setting the status of Express 4's two-argument forms
  * (`(value, status)`, and the older `(status, value)`) as Express does.
@@ -212,15 +181,6 @@ export const expressResponse: any = Object.create(Response.prototype, {
 });
 
 Object.assign(expressResponse, {
-  write(this: any, chunk: any, encoding?: any, callback?: any) {
-    const held = holdFor(this);
-    if (held === null || this.finished || this.aborted) return coreResponse.write.call(this, chunk, encoding, callback);
-    if (typeof encoding === 'function') callback = encoding;
-    held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding) : Buffer.from(chunk));
-    if (typeof callback === 'function') queueMicrotask(callback);
-    return true;
-  },
-
   end(this: any, chunk?: any, encoding?: any, callback?: any) {
     // Node ignores a bare end() on a finished response (its callback gets ERR_STREAM_ALREADY_FINISHED); core would report it.
     if (this.finished && (chunk === undefined || chunk === null || typeof chunk === 'function')) {
@@ -248,11 +208,7 @@ Object.assign(expressResponse, {
         done(...args);
       };
     }
-    const held: Held | null | undefined = this[kHeld];
-    if (!held) return coreResponse.end.call(this, chunk, encoding, callback);
-    this[kHeld] = null;
-    if (chunk !== undefined && chunk !== null) held.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, (encoding ?? 'utf8') as BufferEncoding) : Buffer.from(chunk));
-    return coreResponse.end.call(this, Buffer.concat(held.chunks), callback);
+    return coreResponse.end.call(this, chunk, encoding, callback);
   },
 
   // Node's own methods set headers as given (no charset added), as on Node's ServerResponse,
