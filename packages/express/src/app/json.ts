@@ -80,7 +80,7 @@ export function jsonParser(options?: Record<string, any>): (req: Req, res: Res, 
         let value: unknown;
         if (text.length === 0) value = {};
         else {
-          const first = /^[\x20\x09\x0a\x0d]*(.)/s.exec(text)?.[1];
+          const first = /^[ \t\n\r]*(.)/s.exec(text)?.[1];
           if (!strict || first === '{' || first === '[') {
             try {
               value = JSON.parse(text, reviver);
