@@ -225,9 +225,10 @@ function writeLight(res: VeloxResponse, parts: LightParts): void {
       for (const name in headers) {
         const value = headers[name];
         // Hono's c.json() and c.html() pass { 'Content-Type': type }.
-        if (name === 'Content-Type' && typeof value === 'string' && CONTENT_TYPES.has(value)) {
+        const prepared = name === 'Content-Type' && typeof value === 'string' ? CONTENT_TYPES.get(value) : undefined;
+        if (prepared !== undefined) {
           typed = true;
-          res.setPrepared(CONTENT_TYPES.get(value)!);
+          res.setPrepared(prepared);
           continue;
         }
         const key = name.toLowerCase();
