@@ -57,29 +57,37 @@ export class HeadCache {
   /** The list last written, without the headers uWS writes itself. */
   #list: HeaderList = [];
   #head: string | ArrayBuffer = '';
+  /** The `extra` lines of the head last written. */
+  #extra = '';
 
   /**
    * Writes the status line and the headers in `list` to `ures` (the caller has corked); with a
    * `reason` of its own the line carries it, and the head is built for this response alone.
+   * `extra` is header lines (each after a CRLF) the server adds after the app's: the
+   * `keepAliveHeader` option's `Connection` line.
    */
-  write(ures: HttpResponse, status: number, list: HeaderList | null, reason?: string): void {
+  write(ures: HttpResponse, status: number, list: HeaderList | null, reason?: string, extra = ''): void {
     if (reason !== undefined) {
-      ures.writeStatus(`${status} ${reason}${list === null ? '' : headerLines(list, null)}`);
+      ures.writeStatus(`${status} ${reason}${list === null ? '' : headerLines(list, null)}${extra}`);
       return;
     }
     if (list === null) {
-      // uWS writes `200 OK` itself when nothing else was written.
-      if (status !== 200) ures.writeStatus(statusLine(status));
-      return;
+      if (extra === '') {
+        // uWS writes `200 OK` itself when nothing else was written.
+        if (status !== 200) ures.writeStatus(statusLine(status));
+        return;
+      }
+      list = NO_HEADERS;
     }
-    if (status === this.#status && this.#matches(list)) {
+    if (status === this.#status && extra === this.#extra && this.#matches(list)) {
       if (typeof this.#head === 'string') this.#head = encode(this.#head);
       ures.writeStatus(this.#head);
       return;
     }
     const kept: HeaderList = [];
-    const head = statusLine(status) + headerLines(list, kept);
+    const head = statusLine(status) + headerLines(list, kept) + extra;
     this.#status = status;
+    this.#extra = extra;
     this.#list = kept;
     this.#head = head;
     ures.writeStatus(head);
@@ -97,6 +105,15 @@ export class HeadCache {
     }
     return j === last.length;
   }
+}
+
+const NO_HEADERS: HeaderList = [];
+
+/** `list` without the header `key` (a copy; the response keeps its own). */
+export function withoutHeader(list: HeaderList, key: string): HeaderList {
+  const kept: HeaderList = [];
+  for (let i = 0; i < list.length; i += 2) if (list[i] !== key) kept.push(list[i]!, list[i + 1]!);
+  return kept;
 }
 
 /**

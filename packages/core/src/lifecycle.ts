@@ -45,6 +45,8 @@ export class Lifecycle {
   readonly errorMiddlewares: ScopedErrorMiddleware[] = [];
   /** True while the server closes: responses ask clients to close their connections. */
   closing = false;
+  /** The `keepAliveHeader` option's header lines (each after a CRLF), or '' when it is off. */
+  readonly keepAlive: string;
   /** Responses still in progress after their uWS callback returned: an intrusive list (no hashing per request). */
   #inflight: Response | null = null;
   #inflightCount = 0;
@@ -56,6 +58,8 @@ export class Lifecycle {
     this.server = server;
     this.config = config;
     this.classes = classes;
+    const seconds = config.keepAliveHeader;
+    this.keepAlive = seconds === false ? '' : `\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${seconds}`;
   }
 
   /** The error path with no router-scoped handlers. */

@@ -70,6 +70,16 @@ export interface ServerOptions {
    * WebSocket routes always match exactly. Default: `false`.
    */
   strict?: boolean;
+  /**
+   * Say in each response whether the connection stays open, as Node's `http` does: `Connection:
+   * keep-alive` and `Keep-Alive: timeout=<n>` (this many seconds) while it does, `Connection:
+   * close` on the answer after which uWS closes it (the request asked to close, or the server is
+   * closing). A response whose app set `Connection` keeps the app's. HTTP/1.1 needs neither
+   * header (keep-alive is its default), so Velox sends none unless asked; `@velox/express`'s
+   * `app.listen()` sets 5, Node's figure, so responses read as Express's do. uWS closes an idle
+   * connection after 10 s whatever this says. Default: `false`.
+   */
+  keepAliveHeader?: number | false;
 }
 
 /**
@@ -96,6 +106,8 @@ export interface ServerConfig {
   readonly tls: boolean;
   /** `exposeErrors` (false unless given). */
   readonly exposeErrors: boolean;
+  /** `keepAliveHeader` (false unless given). */
+  readonly keepAliveHeader: number | false;
 }
 
 /**
@@ -129,6 +141,7 @@ export interface Config {
   parseCookies: boolean;
   tls: boolean;
   exposeErrors: boolean;
+  keepAliveHeader: number | false;
   logger: Logger | undefined;
   /** Request logging (request-log.ts); undefined when off. */
   requestLog: RequestLogConfig | undefined;
@@ -146,6 +159,10 @@ export function parseOptions(options: ServerOptions): Config {
   if (secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
     throw invalidOption('cookieSecret must be a non-empty string or a list of them (first signs, all verify)');
   }
+  const keepAliveHeader = options.keepAliveHeader ?? false;
+  if (keepAliveHeader !== false && !(Number.isInteger(keepAliveHeader) && keepAliveHeader > 0)) {
+    throw invalidOption(`keepAliveHeader must be a whole number of seconds (5 says Keep-Alive: timeout=5) or false; got ${String(options.keepAliveHeader)}`);
+  }
   const { logger, requestLog } = parseLogging(options);
   return {
     maxBodyLength,
@@ -156,6 +173,7 @@ export function parseOptions(options: ServerOptions): Config {
     parseCookies: options.parseCookies ?? true,
     tls: options.tls !== undefined,
     exposeErrors: options.exposeErrors ?? false,
+    keepAliveHeader,
     logger,
     requestLog,
   };

@@ -12,7 +12,7 @@ import { Bag } from './bag.ts';
 import type { Hold } from './before-head.ts';
 import { refuseRest } from './body.ts';
 import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
-import { checkName, checkValue, type HeaderValue, indexOfHeader } from './headers.ts';
+import { checkName, checkValue, type HeaderList, type HeaderValue, indexOfHeader, withoutHeader } from './headers.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Response } from './response.ts';
 import * as symbols from './symbols.ts';
@@ -39,6 +39,7 @@ const kOnWritable: typeof symbols.kOnWritable = symbols.kOnWritable;
 const kOverflowed: typeof symbols.kOverflowed = symbols.kOverflowed;
 const kPhase: typeof symbols.kPhase = symbols.kPhase;
 const kReason: typeof symbols.kReason = symbols.kReason;
+const kUnreadBody: typeof symbols.kUnreadBody = symbols.kUnreadBody;
 const kUres: typeof symbols.kUres = symbols.kUres;
 
 /** Where a response is: whether a write must cork, and whether it may write at all. */
@@ -94,7 +95,11 @@ export function setHeader(res: Response, name: string, value: HeaderValue | numb
   // later would reach the wire unchecked (all headers are joined into one uWS call).
   const checked = Array.isArray(value) ? (Object.freeze(value.map((v) => checkValue(name, v))) as string[]) : checkValue(name, value);
   putHeader(res, key, checked, true);
+  // As on Node, an app that says `Connection: close` gets it: the connection closes after the response.
+  if (key === 'connection' && CLOSE_TOKEN.test(String(checked))) res[kClose] = true;
 }
+
+const CLOSE_TOKEN = /(?:^|[\s,])close(?:$|[\s,])/i;
 
 /** Records the Content-Length of a body sent whole, unless the status has no body or one is set. */
 export function noteLength(res: Response, body: string | Uint8Array | ArrayBuffer): void {
@@ -212,7 +217,9 @@ export function writeEnd(res: Response, body: string | Uint8Array | ArrayBuffer,
   if (prepared !== undefined) {
     res[kHeadersSent] = true;
     res[kUres].writeStatus(prepared);
-  } else if (!chunked) writeHead(res);
+    const lines = res[kLife].keepAlive;
+    if (lines !== '' && !closesHere(res)) writeConnection(res, connectionLines(res, null, lines));
+  } else if (!chunked) writeHead(res, closesHere(res));
   const status = res.statusCode;
   const ures = res[kUres];
   if (status === 204 || status === 304 || status < 200 || res[kIsHead]) {
@@ -264,10 +271,62 @@ export function startHead(res: Response): void {
   res[kLife].beforeHead(res.req, res);
 }
 
-/** Writes the status line and headers; the caller has corked. */
-export function writeHead(res: Response): void {
+/**
+ * Writes the status line and headers; the caller has corked. `closing`: writeEnd writes its own
+ * `Connection: close` (a Connection header the app set is left out: it would make two).
+ */
+export function writeHead(res: Response, closing?: boolean): void {
   res[kHeadersSent] = true;
-  res[kHeads].write(res[kUres], res.statusCode, res[kHeaders], res[kReason]);
+  let list = res[kHeaders];
+  if (closing === true) {
+    if (list !== null && indexOfHeader(list, 'connection') >= 0) list = withoutHeader(list, 'connection');
+    res[kHeads].write(res[kUres], res.statusCode, list, res[kReason]);
+    return;
+  }
+  const lines = res[kLife].keepAlive;
+  if (lines === '') res[kHeads].write(res[kUres], res.statusCode, list, res[kReason]);
+  else res[kHeads].write(res[kUres], res.statusCode, list, res[kReason], connectionLines(res, list, lines));
+}
+
+/**
+ * True when writeEnd answers with a `Connection: close` of its own (uWS's end(…, true), the
+ * bodiless head's line, or refuseRest): the server is closing, the body was cut at the limit,
+ * or a 413 leaves a body unread.
+ */
+function closesHere(res: Response): boolean {
+  if (res[kClose]) return true;
+  const req = res.req;
+  if (req[kOverflowed]) return true;
+  return res.statusCode === 413 && !res[kIsHead] && req[kUnreadBody]() !== null;
+}
+
+const CLOSE_LINE = '\r\nConnection: close';
+const KEEP_ALIVE_LINE = '\r\nConnection: keep-alive';
+
+/**
+ * The `keepAliveHeader` option's lines for this response: none when the app set `Connection`,
+ * `Connection: close` when uWS closes after it (the server is closing, or the request asked:
+ * uWS closes on any 5-character Connection value), else `lines` (without `Keep-Alive` when the
+ * app set one).
+ */
+function connectionLines(res: Response, list: HeaderList | null, lines: string): string {
+  if (list !== null) {
+    if (indexOfHeader(list, 'connection') >= 0) return '';
+    if (indexOfHeader(list, 'keep-alive') >= 0) lines = KEEP_ALIVE_LINE;
+  }
+  if (res[kClose]) return CLOSE_LINE;
+  const asked = res.req.get('connection');
+  return asked !== undefined && asked.length === 5 ? CLOSE_LINE : lines;
+}
+
+/** Header lines (each after a CRLF, names and values known good) written one call each, after a prepared head. */
+function writeConnection(res: Response, lines: string): void {
+  const ures = res[kUres];
+  for (const line of lines.split('\r\n')) {
+    if (line === '') continue;
+    const colon = line.indexOf(':');
+    ures.writeHeader(line.slice(0, colon), line.slice(colon + 2));
+  }
 }
 
 /** uWS is full: `'drain'` is emitted once it can take more. */

@@ -118,8 +118,8 @@ export class Server {
    */
   get config(): ServerConfig {
     if (this.#publicConfig) return this.#publicConfig;
-    const { maxBodyLength, strict, trustProxy, trust, parseCookies, tls, exposeErrors } = this[kConfig];
-    return (this.#publicConfig = Object.freeze({ maxBodyLength, strict, trustProxy: trustProxy ?? false, trust, parseCookies, tls, exposeErrors }));
+    const { maxBodyLength, strict, trustProxy, trust, parseCookies, tls, exposeErrors, keepAliveHeader } = this[kConfig];
+    return (this.#publicConfig = Object.freeze({ maxBodyLength, strict, trustProxy: trustProxy ?? false, trust, parseCookies, tls, exposeErrors, keepAliveHeader }));
   }
 
   /**

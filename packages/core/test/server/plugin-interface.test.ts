@@ -40,6 +40,7 @@ describe('server.config', () => {
       parseCookies: true,
       tls: false,
       exposeErrors: false,
+      keepAliveHeader: false,
     });
     expect(Object.isFrozen(plain.config)).toBe(true);
     expect(plain.config).toBe(plain.config);

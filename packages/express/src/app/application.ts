@@ -409,7 +409,8 @@ function builtOn(target: object, proto: object): boolean {
 /** Options of the Velox server `app.listen()` starts (`app.set('velox options', {...})`). */
 function serverOptions(application: Application): ServerOptions {
   const given = application.get('velox options') as ServerOptions | undefined;
-  return { logger: false, maxBodyLength: 100 * 1024 * 1024, ...given };
+  // Node's http says Connection: keep-alive and Keep-Alive: timeout=5 (its keepAliveTimeout) on each response.
+  return { logger: false, maxBodyLength: 100 * 1024 * 1024, keepAliveHeader: 5, ...given };
 }
 
 /**

@@ -30,7 +30,7 @@ export interface Answer {
 }
 
 /** Headers that tell the servers apart, never compared. */
-const IGNORED = new Set(['date', 'connection', 'keep-alive', 'uwebsockets', 'transfer-encoding']);
+const IGNORED = new Set(['date', 'uwebsockets', 'transfer-encoding']);
 
 /** The two apps, listening. */
 export interface Pair {
@@ -74,7 +74,7 @@ function listenExpress(app: any): Promise<string> {
 function cleanRaw(text: string): string {
   return text
     .split('\r\n')
-    .filter((line) => !/^(date|connection|keep-alive|uwebsockets):/i.test(line))
+    .filter((line) => !/^(date|uwebsockets):/i.test(line))
     .join('\r\n');
 }
 
