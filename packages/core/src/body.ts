@@ -22,6 +22,9 @@ import type { Request } from './request.ts';
 import type { Response } from './response.ts';
 import { kAbort, kCork, kUnreadBody } from './symbols.ts';
 
+/** Buffer's UTF-8 decoder, which reads any Uint8Array: what `buffer.toString()` calls. */
+const utf8Slice = (Buffer.prototype as unknown as { utf8Slice: (this: Uint8Array, start: number, end: number) => string }).utf8Slice;
+
 /** The shared empty chunk list: most bodies arrive in one piece and never need a list of their own. */
 const NO_CHUNKS: Buffer[] = [];
 
@@ -65,103 +68,104 @@ export const enum LingerEnd {
 }
 
 export class Body {
-  #ures: HttpResponse;
-  #res: Response;
-  #chunks: Buffer[];
-  #queued: number;
-  #received: number;
-  #done: boolean;
-  #paused: boolean;
-  #mode: Mode;
-  #error: VeloxError | undefined;
-  #limit: number;
-  #as: As;
-  #resolve: ((value: any) => void) | undefined;
-  #reject: ((err: unknown) => void) | undefined;
-  #stream: Readable | undefined;
-  #linger: Linger | undefined;
+  private declare _ures: HttpResponse;
+  private declare _res: Response;
+  private declare _chunks: Buffer[];
+  private declare _queued: number;
+  private declare _received: number;
+  private declare _done: boolean;
+  private declare _paused: boolean;
+  private declare _mode: Mode;
+  private declare _error: VeloxError | undefined;
+  private declare _limit: number;
+  private declare _as: As;
+  private declare _resolve: ((value: any) => void) | undefined;
+  private declare _reject: ((err: unknown) => void) | undefined;
+  private declare _stream: Readable | undefined;
+  private declare _linger: Linger | undefined;
   /** Set when the body went over the limit: the connection must close after the answer. */
-  overflowed: boolean;
+  declare overflowed: boolean;
   /** The announced length (Content-Length), or -1 for a chunked body. */
-  readonly expectedLength: number;
+  declare readonly expectedLength: number;
 
   constructor(ures: HttpResponse, res: Response, expectedLength: number) {
-    // Assigned here rather than as field initializers: one flat constructor V8 inlines.
-    this.#ures = ures;
-    this.#res = res;
-    this.#chunks = NO_CHUNKS;
-    this.#queued = 0;
-    this.#received = 0;
-    this.#done = false;
-    this.#paused = false;
-    this.#mode = Mode.Idle;
-    this.#error = undefined;
-    this.#limit = Infinity;
-    this.#as = As.Buffer;
-    this.#resolve = undefined;
-    this.#reject = undefined;
-    this.#stream = undefined;
-    this.#linger = undefined;
+    // Assigned here, and the fields only declared (no private fields either): no field
+    // initializer function runs before the constructor, which V8 does not inline.
+    this._ures = ures;
+    this._res = res;
+    this._chunks = NO_CHUNKS;
+    this._queued = 0;
+    this._received = 0;
+    this._done = false;
+    this._paused = false;
+    this._mode = Mode.Idle;
+    this._error = undefined;
+    this._limit = Infinity;
+    this._as = As.Buffer;
+    this._resolve = undefined;
+    this._reject = undefined;
+    this._stream = undefined;
+    this._linger = undefined;
     this.overflowed = false;
     this.expectedLength = expectedLength;
-    ures.onData((chunk, isLast) => this.#onData(chunk, isLast));
+    ures.onData((chunk, isLast) => this._onData(chunk, isLast));
   }
 
   /** Reads the whole body, as a Buffer, a string or parsed JSON. */
   read(limit: number, as: As): Promise<any> {
-    if (this.#mode !== Mode.Idle) return Promise.reject(consumed());
-    this.#mode = Mode.Buffer;
-    if (this.#error) return Promise.reject(this.#error);
-    this.#limit = limit;
-    this.#as = as;
-    if (this.expectedLength > limit || this.#received > limit) return Promise.reject(this.#overflow());
-    if (this.#done) {
+    if (this._mode !== Mode.Idle) return Promise.reject(consumed());
+    this._mode = Mode.Buffer;
+    if (this._error) return Promise.reject(this._error);
+    this._limit = limit;
+    this._as = as;
+    if (this.expectedLength > limit || this._received > limit) return Promise.reject(this._overflow());
+    if (this._done) {
       try {
-        return Promise.resolve(this.#convert(this.#concat()));
+        return Promise.resolve(this._convert(this._concat()));
       } catch (err) {
         return Promise.reject(err);
       }
     }
-    this.#resume();
+    this._resume();
     return new Promise((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
+      this._resolve = resolve;
+      this._reject = reject;
     });
   }
 
   /** Makes the body a Readable; chunks queued so far come first. */
   stream(): Readable {
-    if (this.#stream) return this.#stream;
-    if (this.#mode !== Mode.Idle) throw consumed();
-    this.#mode = Mode.Stream;
+    if (this._stream) return this._stream;
+    if (this._mode !== Mode.Idle) throw consumed();
+    this._mode = Mode.Stream;
     const stream = new Readable({
       highWaterMark: HIGH_WATER_MARK,
-      read: () => this.#resume(),
+      read: () => this._resume(),
     });
-    this.#stream = stream;
-    for (const chunk of this.#chunks) stream.push(chunk);
-    this.#chunks = NO_CHUNKS;
-    this.#queued = 0;
-    if (this.#error) stream.destroy(this.#error);
-    else if (this.#done) stream.push(null);
+    this._stream = stream;
+    for (const chunk of this._chunks) stream.push(chunk);
+    this._chunks = NO_CHUNKS;
+    this._queued = 0;
+    if (this._error) stream.destroy(this._error);
+    else if (this._done) stream.push(null);
     return stream;
   }
 
   /** The response is over: drop what comes, and let uWS read on so the connection stays usable. */
   discard(): void {
-    if (this.#mode >= Mode.Discard) return;
-    const wasStreaming = this.#mode === Mode.Stream;
-    this.#mode = Mode.Discard;
-    this.#chunks = NO_CHUNKS;
-    this.#queued = 0;
-    if (!this.#done) {
-      if (wasStreaming && this.#stream && !this.#stream.destroyed) this.#stream.destroy(responseEnded());
+    if (this._mode >= Mode.Discard) return;
+    const wasStreaming = this._mode === Mode.Stream;
+    this._mode = Mode.Discard;
+    this._chunks = NO_CHUNKS;
+    this._queued = 0;
+    if (!this._done) {
+      if (wasStreaming && this._stream && !this._stream.destroyed) this._stream.destroy(responseEnded());
       // A read still waiting would otherwise never settle, and the code after its await never run.
-      const reject = this.#reject;
-      this.#resolve = this.#reject = undefined;
+      const reject = this._reject;
+      this._resolve = this._reject = undefined;
       reject?.(responseEnded());
     }
-    this.#resume();
+    this._resume();
   }
 
   /**
@@ -171,17 +175,17 @@ export class Body {
    */
   linger(end: (how: LingerEnd) => void): void {
     this.discard();
-    this.#mode = Mode.Linger;
-    if (this.#done) return end(LingerEnd.Finished);
+    this._mode = Mode.Linger;
+    if (this._done) return end(LingerEnd.Finished);
     const linger: Linger = {
       end,
-      deadline: setTimeout(() => this.#endLinger(LingerEnd.Cut), LINGER_MS),
-      quiet: setTimeout(() => this.#quietSpell(linger), LINGER_QUIET_MS),
+      deadline: setTimeout(() => this._endLinger(LingerEnd.Cut), LINGER_MS),
+      quiet: setTimeout(() => this._quietSpell(linger), LINGER_QUIET_MS),
       chunks: 0,
     };
     linger.deadline.unref();
     linger.quiet.unref();
-    this.#linger = linger;
+    this._linger = linger;
   }
 
   /**
@@ -189,19 +193,19 @@ export class Body {
    * may wait in the socket while the timer fires first (timers run before I/O in Node's loop):
    * look again after the next I/O poll before taking the body to have stopped.
    */
-  #quietSpell(linger: Linger): void {
+  private _quietSpell(linger: Linger): void {
     const seen = linger.chunks;
     setImmediate(() => {
-      if (this.#linger !== linger) return;
-      if (linger.chunks === seen) this.#endLinger(LingerEnd.Finished);
+      if (this._linger !== linger) return;
+      if (linger.chunks === seen) this._endLinger(LingerEnd.Finished);
       else linger.quiet.refresh();
     });
   }
 
-  #endLinger(how: LingerEnd): void {
-    const linger = this.#linger;
+  private _endLinger(how: LingerEnd): void {
+    const linger = this._linger;
     if (!linger) return;
-    this.#linger = undefined;
+    this._linger = undefined;
     clearTimeout(linger.deadline);
     clearTimeout(linger.quiet);
     linger.end(how);
@@ -209,136 +213,138 @@ export class Body {
 
   /** The client went away. */
   abort(): void {
-    this.#paused = false; // the uWS response is gone: never touch it again
-    const linger = this.#linger;
+    this._paused = false; // the uWS response is gone: never touch it again
+    const linger = this._linger;
     if (linger) {
-      this.#linger = undefined;
+      this._linger = undefined;
       clearTimeout(linger.deadline);
       clearTimeout(linger.quiet);
     }
-    if (this.#done) return;
-    this.#fail(new VeloxError(ErrorCodes.ABORTED, 'The client closed the connection before the body was read', { status: 499 }));
-    this.#mode = Mode.Discard;
+    if (this._done) return;
+    this._fail(new VeloxError(ErrorCodes.ABORTED, 'The client closed the connection before the body was read', { status: 499 }));
+    this._mode = Mode.Discard;
   }
 
   /** True once a reader took the body (buffered, streamed or discarded). */
   get used(): boolean {
-    return this.#mode !== Mode.Idle;
+    return this._mode !== Mode.Idle;
   }
 
   /** True once the last byte arrived. */
   get complete(): boolean {
-    return this.#done;
+    return this._done;
   }
 
   /** Bytes received so far. */
   get received(): number {
-    return this.#received;
+    return this._received;
   }
 
-  #onData(ab: ArrayBuffer, isLast: boolean): void {
+  private _onData(ab: ArrayBuffer, isLast: boolean): void {
     const length = ab.byteLength;
-    this.#received += length;
-    const mode = this.#mode;
+    this._received += length;
+    const mode = this._mode;
     if (mode >= Mode.Discard) {
-      if (isLast) this.#done = true;
-      if (mode === Mode.Linger) this.#lingerData(isLast);
+      if (isLast) this._done = true;
+      if (mode === Mode.Linger) this._lingerData(isLast);
       return;
     }
-    if (mode === Mode.Buffer && this.#received > this.#limit) {
-      this.#fail(this.#overflow());
-      this.#mode = Mode.Discard;
-      if (isLast) this.#done = true;
+    if (mode === Mode.Buffer && this._received > this._limit) {
+      this._fail(this._overflow());
+      this._mode = Mode.Discard;
+      if (isLast) this._done = true;
       return;
     }
     if (length > 0) {
       // A single, final chunk read as text is decoded in place: uWS neuters `ab` when we return.
-      if (mode === Mode.Buffer && isLast && this.#chunks.length === 0) {
-        this.#done = true;
-        const view = Buffer.from(ab, 0, length);
-        return this.#settle(this.#as === As.Buffer ? Buffer.from(view) : view);
+      if (mode === Mode.Buffer && isLast && this._chunks.length === 0) {
+        this._done = true;
+        // Text straight from a plain view of uWS's bytes (what a Buffer's toString() does, without
+        // making the Buffer); a copy when the reader wants the bytes.
+        const view = new Uint8Array(ab, 0, length);
+        return this._settle(this._as === As.Buffer ? Buffer.from(view) : (utf8Slice.call(view, 0, length) as string));
       }
       const chunk = Buffer.from(new Uint8Array(ab));
       if (mode === Mode.Stream) {
-        if (!this.#stream!.push(chunk)) this.#pause();
+        if (!this._stream!.push(chunk)) this._pause();
       } else {
-        if (this.#chunks === NO_CHUNKS) this.#chunks = [chunk];
-        else this.#chunks.push(chunk);
-        this.#queued += length;
-        if (mode === Mode.Idle && this.#queued >= HIGH_WATER_MARK) this.#pause();
+        if (this._chunks === NO_CHUNKS) this._chunks = [chunk];
+        else this._chunks.push(chunk);
+        this._queued += length;
+        if (mode === Mode.Idle && this._queued >= HIGH_WATER_MARK) this._pause();
       }
     }
     if (isLast) {
-      this.#done = true;
-      if (mode === Mode.Stream) this.#stream!.push(null);
-      else if (mode === Mode.Buffer) this.#settle(this.#concat());
+      this._done = true;
+      if (mode === Mode.Stream) this._stream!.push(null);
+      else if (mode === Mode.Buffer) this._settle(this._concat());
     }
   }
 
-  #lingerData(isLast: boolean): void {
-    const linger = this.#linger;
+  private _lingerData(isLast: boolean): void {
+    const linger = this._linger;
     if (!linger) return;
-    if (isLast) return this.#endLinger(LingerEnd.Finished);
+    if (isLast) return this._endLinger(LingerEnd.Finished);
     linger.chunks++;
     linger.quiet.refresh();
   }
 
-  #concat(): Buffer {
-    const chunks = this.#chunks;
+  private _concat(): Buffer {
+    const chunks = this._chunks;
     const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    this.#chunks = NO_CHUNKS;
+    this._chunks = NO_CHUNKS;
     return all;
   }
 
-  /** Turns the bytes into what the reader asked for; may throw on malformed JSON. */
-  #convert(bytes: Buffer): unknown {
-    if (this.#as === As.Buffer) return bytes;
+  /** Turns the bytes (or their text, already decoded) into what the reader asked for; may throw on malformed JSON. */
+  private _convert(bytes: Buffer | string): unknown {
+    if (this._as === As.Buffer) return bytes;
     // No arguments: Buffer's toString goes straight to UTF-8, without looking up an encoding.
-    const text = bytes.toString();
-    return this.#as === As.Text ? text : parseJson(text);
+    const text = typeof bytes === 'string' ? bytes : bytes.toString();
+    return this._as === As.Text ? text : parseJson(text);
   }
 
   /** Settles the pending read; `bytes` may be a view of uWS's buffer, so it is converted now. */
-  #settle(bytes: Buffer): void {
-    const resolve = this.#resolve;
-    const reject = this.#reject;
-    this.#resolve = this.#reject = undefined;
+  private _settle(bytes: Buffer | string): void {
+    const resolve = this._resolve;
+    const reject = this._reject;
+    this._resolve = this._reject = undefined;
     try {
-      resolve?.(this.#convert(bytes));
+      resolve?.(this._convert(bytes));
     } catch (err) {
       reject?.(err);
     }
     // Called from uWS's data callback: whoever awaited the body answers inside uWS's cork. Only
     // once the promise is settled, so that the awaiting code's continuation is queued before the
     // microtask that ends this (see Response[kCork]).
-    this.#res[kCork]();
+    this._res[kCork]();
   }
 
-  #fail(err: VeloxError): void {
-    this.#error = err;
-    this.#chunks = NO_CHUNKS;
-    this.#queued = 0;
-    const reject = this.#reject;
-    this.#resolve = this.#reject = undefined;
+  private _fail(err: VeloxError): void {
+    this._error = err;
+    this._chunks = NO_CHUNKS;
+    this._queued = 0;
+    const reject = this._reject;
+    this._resolve = this._reject = undefined;
     reject?.(err);
-    if (this.#stream && !this.#stream.destroyed) this.#stream.destroy(err);
+    if (this._stream && !this._stream.destroyed) this._stream.destroy(err);
   }
 
-  #overflow(): VeloxError {
+  private _overflow(): VeloxError {
     this.overflowed = true;
-    return new VeloxError(ErrorCodes.BODY_TOO_LARGE, `Body is larger than ${this.#limit} bytes`, { status: 413 });
+    return new VeloxError(ErrorCodes.BODY_TOO_LARGE, `Body is larger than ${this._limit} bytes`, { status: 413 });
   }
 
-  #pause(): void {
-    if (this.#paused || this.#done) return;
-    this.#paused = true;
-    this.#ures.pause();
+  private _pause(): void {
+    if (this._paused || this._done) return;
+    this._paused = true;
+    this._ures.pause();
   }
 
-  #resume(): void {
-    if (!this.#paused) return;
-    this.#paused = false;
-    this.#ures.resume();
+  private _resume(): void {
+    if (!this._paused) return;
+    this._paused = false;
+    this._ures.resume();
   }
 }
 
