@@ -20,8 +20,18 @@ type Init = ConstructorParameters<typeof Headers>[0];
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Leading or trailing HTTP whitespace, which a value loses. */
 const EDGE_SPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
-/** What a value must not hold once trimmed: NUL, CR, LF, or a character past Latin-1 (not a ByteString). */
-const BAD_VALUE = /[\0\r\n\u0100-\uffff]/;
+/**
+ * Whether a trimmed value holds what a header value must not: NUL, CR, LF, or a character past
+ * Latin-1 (not a ByteString). A loop over the codes: cheaper than a regex test on the short
+ * values headers have.
+ */
+function badValue(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 255 || c === 0 || c === 10 || c === 13) return true;
+  }
+  return false;
+}
 
 // Header names repeat from request to request: remember the ones already checked.
 const checkedNames = new Map<string, string>();
@@ -45,7 +55,7 @@ function normalValue(value: unknown, method: string): string {
   if (first === 32 || first === 9 || first === 10 || first === 13 || last === 32 || last === 9 || last === 10 || last === 13) {
     text = text.replace(EDGE_SPACE, '');
   }
-  if (BAD_VALUE.test(text)) throw new TypeError(`Headers.${method}: ${JSON.stringify(text)} is an invalid header value.`);
+  if (badValue(text)) throw new TypeError(`Headers.${method}: ${JSON.stringify(text)} is an invalid header value.`);
   return text;
 }
 

@@ -181,6 +181,39 @@ function setType(res: VeloxResponse, value: string): void {
   else res.set('content-type', value);
 }
 
+/** A header written before: the last value it had and, once that value came again, its prepared header. */
+interface SeenHeader {
+  value: string;
+  prepared: PreparedHeader | undefined;
+}
+
+/** Headers written before, by lower-case name (bounded): most apps set the same few on every answer. */
+const seenHeaders = new Map<string, SeenHeader>();
+const MAX_SEEN_HEADERS = 256;
+
+/**
+ * Sets the header `key` (lower-case) to `value`: through a prepared header when the same name had
+ * the same value on an answer before (the name and value were checked then), else checked by
+ * `res.set()`. A header whose value changes on every answer (an ETag, say) only costs a lookup more.
+ */
+function setSeen(res: VeloxResponse, key: string, value: string): void {
+  const seen = seenHeaders.get(key);
+  if (seen === undefined) {
+    res.set(key, value);
+    if (seenHeaders.size < MAX_SEEN_HEADERS) seenHeaders.set(key, { value, prepared: undefined });
+  } else if (seen.value !== value) {
+    res.set(key, value);
+    seen.value = value;
+    seen.prepared = undefined;
+  } else if (seen.prepared !== undefined) {
+    res.setPrepared(seen.prepared);
+  } else {
+    res.set(key, value);
+    // Checked just now: kept for the next answers.
+    seen.prepared = new PreparedHeader(key, value);
+  }
+}
+
 /** A LightResponse nothing materialized: its status, headers and body as given. */
 function writeLight(res: VeloxResponse, parts: LightParts): void {
   if (res.aborted) return;
@@ -196,7 +229,7 @@ function writeLight(res: VeloxResponse, parts: LightParts): void {
         if (name === 'content-type') {
           typed = true;
           setType(res, value);
-        } else res.set(name, value);
+        } else setSeen(res, name, value);
       }
       if (cookies) res.set('set-cookie', cookies.length === 1 ? cookies[0]! : cookies);
     } else if (headers instanceof NativeHeaders) {
