@@ -51,8 +51,11 @@ export class LightResponse {
   #status: number;
   #headers: Headers | undefined = undefined;
   #native: Response | undefined = undefined;
+  /** Made by this class itself, not a subclass (whose members may answer otherwise). */
+  #exact: boolean;
 
   constructor(body?: BodyInit, init?: ResponseInit) {
+    this.#exact = new.target === LightResponse;
     const status = init?.status ?? 200;
     if (!isLightBody(body) || (status !== 200 && (status < 200 || status > 599))) {
       // Streams, Blobs, FormData, URLSearchParams, bad statuses: the built-in class decides (and throws as it would).
@@ -130,6 +133,11 @@ export class LightResponse {
     return NativeResponse.error();
   }
 
+  /** @internal True for an instance of this class itself (a private-field check: no prototype read). */
+  static isExact(value: unknown): value is LightResponse {
+    return typeof value === 'object' && value !== null && #exact in value && (value as LightResponse).#exact;
+  }
+
   /** Both LightResponses and built-in ones are Responses. */
   static [Symbol.hasInstance](value: unknown): boolean {
     return Function.prototype[Symbol.hasInstance].call(NativeResponse, value);
@@ -142,7 +150,7 @@ standIn(LightResponse, NativeResponse, (self) => self.nativeResponse());
 
 /** True for a LightResponse (brand check, not `instanceof`). */
 export function isLightResponse(value: unknown): value is LightResponse {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === LightResponse.prototype;
+  return LightResponse.isExact(value);
 }
 
 /** How many installs are in force, and the class the first one replaced. */

@@ -48,13 +48,14 @@ export const readsResponseSource = kState !== undefined;
  * ```
  */
 export function sendResponse(res: VeloxResponse, response: Response): void | Promise<void> {
-  if (!(response instanceof NativeResponse)) {
-    throw fetchError(FetchErrorCodes.BAD_RESPONSE, `The fetch handler must return a Response, got ${describe(response)}`);
-  }
+  // A LightResponse (most answers, under serve()) is recognized by its prototype first: the
+  // walk of instanceof along its prototype chain is only needed for anything else.
   if (isLightResponse(response)) {
     const parts = response.lightParts();
     if (parts !== undefined) return writeLight(res, parts);
     response = response.nativeResponse();
+  } else if (!(response instanceof NativeResponse)) {
+    throw fetchError(FetchErrorCodes.BAD_RESPONSE, `The fetch handler must return a Response, got ${describe(response)}`);
   }
   const prepared = (response as Partial<Prepares>)._toNodeResponse;
   if (typeof prepared === 'function') return writePrepared(res, prepared.call(response));

@@ -1,7 +1,7 @@
 import { get, raw } from '@velox/test-utils';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { installLightResponse, LightResponse } from '../src/index.ts';
+import { installLightResponse, LightHeaders, LightResponse } from '../src/index.ts';
 import { served } from './helpers.ts';
 
 const Builtin = globalThis.Response;
@@ -91,5 +91,29 @@ describe('LightResponse', () => {
     expect((await get(`${url}/empty`)).status).toBe(204);
     await server.close();
     expect(globalThis.Response).toBe(Builtin);
+  });
+
+  it('writes a subclass through its own members, and a repeated header as set each time', async () => {
+    class Teapot extends LightResponse {
+      override get status(): number {
+        return 418;
+      }
+    }
+    let n = 0;
+    const values = ['a', 'a', 'a', 'b', 'b', 'bad\u0001'];
+    const { url } = await served(async (request) => {
+      if (new URL(request.url).pathname === '/teapot') return new Teapot('short and stout') as unknown as Response;
+      const headers = new LightHeaders({ 'x-v': values[n++]! });
+      return new LightResponse('ok', { headers: headers as unknown as Headers }) as unknown as Response;
+    });
+    const teapot = await get(`${url}/teapot`);
+    expect([teapot.status, teapot.text]).toEqual([418, 'short and stout']);
+    const seen: unknown[] = [];
+    for (let i = 0; i < values.length; i++) {
+      const answer = await get(`${url}/`);
+      seen.push(answer.status === 200 ? answer.headers.get('x-v') : answer.status);
+    }
+    // A value core refuses (a control character) is refused every time, prepared or not.
+    expect(seen).toEqual(['a', 'a', 'a', 'b', 'b', 500]);
   });
 });
