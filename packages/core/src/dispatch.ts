@@ -7,14 +7,14 @@ import type { HttpRequest, HttpResponse } from '@based/uws';
 import { type ChainFn, type Fail, run } from './compose.ts';
 import { publishStart, requestStart, routeMatch } from './diagnostics.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
-import { HeadCache } from './headers.ts';
+import { encode, HeadCache } from './headers.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { mountAt } from './mount.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
 import { PrefixRelation, prefixMatcher, relateToPrefix } from './routing.ts';
 import type { MiddlewareWrapper } from './options.ts';
-import { kBodyUnstarted, kCloseAfter, kDetach, kRelease } from './symbols.ts';
+import { kBodyUnstarted, kCloseAfter, kCloseAsked, kDetach, kRelease } from './symbols.ts';
 import type { Method, Middleware } from './types.ts';
 
 /** A middleware added with `use()`, with its prefix (`''` for every route). */
@@ -90,6 +90,8 @@ function upperMethod(raw: string): string {
   }
 }
 
+const CONNECTION = encode('connection');
+
 /** The function uWS calls for one route. */
 export function dispatcher(life: Lifecycle, method: Method, pattern: string, names: string[], chain: ChainFn[], fail: Fail, head: boolean) {
   const fixedMethod = method === 'ANY' ? undefined : method;
@@ -107,6 +109,10 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
   // The server's classes: core's own until the server adds a decoration, then its subclasses
   // (server.ts). Read per request, since a decoration may come after the routes are mounted.
   const classes = life.classes;
+  // keepAliveHeader: a request that asks to close (uWS closes after answering one whose first
+  // Connection line has 5 characters) is answered with Connection: close, as Node does. Read here,
+  // once, while uWS's request is live; servers without the option never read it.
+  const announces = life.keepAlive !== '';
   return (ures: HttpResponse, ureq: HttpRequest): void => {
     let m: string | undefined = fixedMethod;
     let isHead = head;
@@ -118,6 +124,7 @@ export function dispatcher(life: Lifecycle, method: Method, pattern: string, nam
     const req = new classes.BuiltRequest(life.server, ureq, ures, res, m, fixedPath);
     res.req = req;
     if (life.closing) res[kCloseAfter]();
+    if (announces && ureq.getHeader(CONNECTION).length === 5) res[kCloseAsked] = true;
     if (requestStart.hasSubscribers || routeMatch.hasSubscribers) return observed(ures, ureq, req, res);
     if (hasParams) {
       const params = readParams(ureq, req, names, wildcard, shape);

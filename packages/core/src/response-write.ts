@@ -23,6 +23,7 @@ import * as symbols from './symbols.ts';
 // costs what a private field `this.#phase` did. response.ts does the same with what it uses here.
 const kAbort: typeof symbols.kAbort = symbols.kAbort;
 const kClose: typeof symbols.kClose = symbols.kClose;
+const kCloseAsked: typeof symbols.kCloseAsked = symbols.kCloseAsked;
 const kContext: typeof symbols.kContext = symbols.kContext;
 const kDeclared: typeof symbols.kDeclared = symbols.kDeclared;
 const kEnd: typeof symbols.kEnd = symbols.kEnd;
@@ -305,17 +306,16 @@ const KEEP_ALIVE_LINE = '\r\nConnection: keep-alive';
 
 /**
  * The `keepAliveHeader` option's lines for this response: none when the app set `Connection`,
- * `Connection: close` when the connection closes after it (the server is closing), else `lines`
- * (without `Keep-Alive` when the app set one). A request that asked to close is
- * not looked at: uWS closes after answering it, but reading its Connection header costs about a
- * thousand instructions per response (6 % of an express() ping), so the answer says keep-alive.
+ * `Connection: close` when the connection closes after it (the server is closing, the request
+ * asked: dispatch marks both), else `lines` (without `Keep-Alive` when the app set one).
  */
 function connectionLines(res: Response, list: HeaderList | null, lines: string): string {
   if (list !== null) {
     if (indexOfHeader(list, 'connection') >= 0) return '';
     if (indexOfHeader(list, 'keep-alive') >= 0) lines = KEEP_ALIVE_LINE;
   }
-  return res[kClose] ? CLOSE_LINE : lines;
+  // uWS writes no Connection: close of its own after a request that asked for it.
+  return res[kClose] || res[kCloseAsked] ? CLOSE_LINE : lines;
 }
 
 /** Header lines (each after a CRLF, names and values known good) written one call each, after a prepared head. */

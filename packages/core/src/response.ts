@@ -30,6 +30,7 @@ const { corked, cut, endChunk, endPrepared, endWith, headerRecord, headerValue, 
 const Phase = write.Phase;
 type Phase = write.Phase;
 const kClose: typeof symbols.kClose = symbols.kClose;
+const kCloseAsked: typeof symbols.kCloseAsked = symbols.kCloseAsked;
 const kDeclared: typeof symbols.kDeclared = symbols.kDeclared;
 const kHeaders: typeof symbols.kHeaders = symbols.kHeaders;
 const kHeadersSent: typeof symbols.kHeadersSent = symbols.kHeadersSent;
@@ -81,6 +82,8 @@ export class Response extends LazyEmitter {
   [kHeadersSent] = false;
   declare readonly [kIsHead]: boolean;
   [kClose] = false;
+  /** @internal The request asked to close (keepAliveHeader only): uWS closes after the answer, which must say so. */
+  [kCloseAsked] = false;
   #locals: Record<string, unknown> | undefined = undefined;
   [kOnWritable]: ((offset: number) => boolean) | undefined = undefined;
   [kHooked] = false;

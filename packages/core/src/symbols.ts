@@ -56,6 +56,8 @@ export const kHeadersSent: unique symbol = Symbol('velox.headersSent');
 export const kIsHead: unique symbol = Symbol('velox.isHead');
 /** The answer carries `Connection: close` (the server is closing). */
 export const kClose: unique symbol = Symbol('velox.close');
+/** The request asked to close the connection (read only under the keepAliveHeader option). */
+export const kCloseAsked: unique symbol = Symbol('velox.closeAsked');
 /** What uWS's onWritable calls while something waits for it, else undefined. */
 export const kOnWritable: unique symbol = Symbol('velox.onWritable');
 /** True once a HEAD response's first write ran the onSend hooks. */

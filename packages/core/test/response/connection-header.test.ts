@@ -84,13 +84,20 @@ describe('the keepAliveHeader option', () => {
     expect(kept.lines).toEqual(['keep-alive: timeout=9', 'Connection: keep-alive']);
   });
 
-  it('closes after a request that asked to close, as asked, though its head says keep-alive (the request header is not read: documented)', async () => {
+  it('says Connection: close, once, on the answer to a request that asked to close, and closes', async () => {
     const { port } = await start(routes(server({ keepAliveHeader: 7 })));
-    for (const path of ['/text', '/prepared']) {
-      const answer = await ask(port, get(path, 'Connection: close\r\n'));
-      expect(answer.status, path).toBe('HTTP/1.1 200 OK');
-      expect(answer.lines, path).toEqual(KEPT);
-      expect(answer.closed, path).toBe(true);
+    for (const [what, request] of [
+      ['send', get('/text', 'Connection: close\r\n')],
+      ['json, in capitals', get('/json', 'Connection: CLOSE\r\n')],
+      ['a prepared head', get('/prepared', 'Connection: close\r\n')],
+      ['HEAD', get('/text', 'Connection: close\r\n', 'HEAD')],
+      ['a chunked body', get('/chunks', 'Connection: close\r\n')],
+      ['the app set Keep-Alive', get('/ka', 'Connection: close\r\n')],
+    ] as const) {
+      const answer = await ask(port, request);
+      expect(answer.status, what).toBe('HTTP/1.1 200 OK');
+      expect(answer.lines.map((l) => l.toLowerCase()).filter((l) => l.startsWith('connection')), what).toEqual(['connection: close']);
+      expect(answer.closed, what).toBe(true);
     }
   });
 

@@ -49,6 +49,9 @@ describe("express() says what Node's http says about the connection, compared wi
       ['a static file', get('/static/a.txt')],
       ['the final 404', get('/missing')],
       ['the final 500', get('/error')],
+      ['a request that asks to close', get('/text', 'Connection: close\r\n')],
+      ['a request that asks to close, upper case', get('/json', 'Connection: Close\r\n')],
+      ['HEAD that asks to close (as fetch sends it)', get('/text', 'Connection: close\r\n', 'HEAD')],
       ['a request that asks for keep-alive', get('/text', 'Connection: keep-alive\r\n')],
       ['an app that says Connection: close', get('/close')],
       ['an app that sets Keep-Alive', get('/ka')],
@@ -80,9 +83,7 @@ describe("express() says what Node's http says about the connection, compared wi
     };
     const [theirs, ours] = await Promise.all([session(pair.express), session(pair.velox)]);
     expect(theirs).toEqual(['Connection: keep-alive', 'Connection: keep-alive', 'Connection: close']);
-    // The one difference, documented: Velox does not read the request's Connection header (it
-    // would cost 6 % of a ping), so the last answer says keep-alive; the connection closes all the same.
-    expect(ours).toEqual(['Connection: keep-alive', 'Connection: keep-alive', 'Connection: keep-alive']);
+    expect(ours).toEqual(theirs);
   });
 
   it('can be turned off with the velox options, and keeps the app-set value', async () => {
