@@ -318,14 +318,16 @@ function connectionLines(res: Response, list: HeaderList | null, lines: string):
   return res[kClose] || res[kCloseAsked] ? CLOSE_LINE : lines;
 }
 
-/** Header lines (each after a CRLF, names and values known good) written one call each, after a prepared head. */
+/** The lines {@link connectionLines} chose, written as header calls after a prepared head (no text to parse again). */
 function writeConnection(res: Response, lines: string): void {
   const ures = res[kUres];
-  for (const line of lines.split('\r\n')) {
-    if (line === '') continue;
-    const colon = line.indexOf(':');
-    ures.writeHeader(line.slice(0, colon), line.slice(colon + 2));
+  if (lines === CLOSE_LINE) {
+    ures.writeHeader('Connection', 'close');
+    return;
   }
+  ures.writeHeader('Connection', 'keep-alive');
+  const seconds = res[kLife].config.keepAliveHeader;
+  if (lines !== KEEP_ALIVE_LINE && seconds !== false) ures.writeHeader('Keep-Alive', `timeout=${seconds}`);
 }
 
 /** uWS is full: `'drain'` is emitted once it can take more. */
