@@ -14,6 +14,7 @@ const CSS = `${'body { color: #333 }\n'.repeat(64)}`.slice(0, 1024);
 /** The same server files for every scenario. */
 const SERVERS = {
   'velox-express': 'express-app/velox-express.mjs',
+  'velox-express5': 'express-app/velox-express5.mjs',
   'ultimate-express': 'express-app/ultimate-express.mjs',
   express4: 'express-app/express4.mjs',
   express: 'express-app/express5.mjs',
@@ -26,6 +27,7 @@ export default {
   title: 'An Express 4 app on @velox/express (the drop-in express())',
   frameworks: [
     { id: 'velox-express', label: '@velox/express (express())', pkg: '@velox/express', nodeArgs: ['--conditions=built'] },
+    { id: 'velox-express5', label: '@velox/express/5 (Express 5 entry)', pkg: '@velox/express', nodeArgs: ['--conditions=built'] },
     { id: 'express4', label: 'Express 4', pkg: 'express4' },
   ],
   scenarios: [
@@ -100,6 +102,11 @@ export default {
   references: [
     { label: 'xapp-ping: @velox/express / Express 4', a: ['xapp-ping', 'velox-express'], b: ['xapp-ping', 'express4'] },
     { label: 'xapp-body: @velox/express / Express 4', a: ['xapp-body', 'velox-express'], b: ['xapp-body', 'express4'] },
+    ...['xapp-ping', 'xapp-query', 'xapp-body', 'xapp-middleware', 'xapp-routes', 'xapp-static'].map((scenario) => ({
+      label: `${scenario}: @velox/express/5 / Express 5`,
+      a: [scenario, 'velox-express5'],
+      b: [scenario, 'express'],
+    })),
   ],
   probes: [
     idleProbe({

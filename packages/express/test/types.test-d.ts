@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { ErrorMiddleware, Request, Response, Server } from '@velox/core';
 import type { ExpressApp, NodeSocket } from '../src/index.ts';
+import express5, { type Application5, type Express5, type ListeningServer, type Router5 } from '../src/five.ts';
 
 const app = null as unknown as Server;
 
@@ -42,5 +43,16 @@ describe('the Node/Express surface, as typed', () => {
     const res = null as unknown as Response;
     Readable.from(['a']).pipe(res);
     void pipeline(Readable.from(['a']), res);
+  });
+
+  it('types the Express 5 entry: express(), app.router, express.Router(), listen()', () => {
+    expectTypeOf(express5).toEqualTypeOf<Express5>();
+    const five = express5();
+    expectTypeOf(five).toEqualTypeOf<Application5>();
+    expectTypeOf(five.router).toEqualTypeOf<Router5>();
+    expectTypeOf(express5.Router()).toEqualTypeOf<Router5>();
+    expectTypeOf(five.listen(0)).toEqualTypeOf<ListeningServer>();
+    expectTypeOf(five.param('id', (_req, _res, next) => next())).toEqualTypeOf<Application5>();
+
   });
 });

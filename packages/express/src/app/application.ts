@@ -388,7 +388,7 @@ app.del = app.delete;
  * The app's final handler for a request (Express's finalhandler): the settings it reads (`env`)
  * are read when it runs, which is rare (a 404 or an error), not for every request.
  */
-function finalOf(application: Application, req: Req, res: Res): Next {
+export function finalOf(application: Application, req: Req, res: Res): Next {
   return (err?: unknown) => {
     const env = application.get('env');
     finalHandler(req, res, env, (error: any) => {
@@ -401,7 +401,7 @@ function finalOf(application: Application, req: Req, res: Res): Next {
  * True when `target` has `proto` as its prototype, or is one the server built onto it
  * (`server.setInstancePrototypes()` puts one empty subclass prototype between them).
  */
-function builtOn(target: object, proto: object): boolean {
+export function builtOn(target: object, proto: object): boolean {
   const direct = Object.getPrototypeOf(target);
   return direct === proto || Object.getPrototypeOf(direct) === proto;
 }
@@ -417,8 +417,8 @@ function serverOptions(application: Application): ServerOptions {
  * Starts a Velox server for the app: `listen([port][, host][, backlog][, callback])` as Node's
  * `server.listen` takes it (the backlog is ignored: uWS sets its own).
  */
-function listen(application: Application, args: unknown[]): ListeningServer {
-  const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as () => void) : undefined;
+export function listen(application: Application, args: unknown[], flags: { errorToCallback?: boolean } = {}): ListeningServer {
+  const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as (err?: unknown) => void) : undefined;
   const port = args[0] === undefined || args[0] === null ? 0 : typeof args[0] === 'string' && /^\d+$/.test(args[0]) ? Number(args[0]) : (args[0] as number | string);
   const host = typeof args[1] === 'string' ? args[1] : undefined;
   const server = new Server(serverOptions(application));
@@ -497,6 +497,12 @@ function listen(application: Application, args: unknown[]): ListeningServer {
       // that is what an Express app's 'error' handler or uncaughtException sees.
       const cause = (err as { cause?: { syscall?: string } } | null)?.cause;
       const nodeError = cause?.syscall === 'listen' ? cause : err;
+      // Express 5 hands the error to listen()'s callback (its 'error' listener, once).
+      if (flags.errorToCallback && callback) {
+        callback.call(handle, nodeError);
+        if (handle.listenerCount('error') > 0) handle.emit('error', nodeError);
+        return;
+      }
       if (handle.listenerCount('error') > 0) handle.emit('error', nodeError);
       else throw nodeError;
     },
@@ -505,7 +511,20 @@ function listen(application: Application, args: unknown[]): ListeningServer {
 }
 
 /**
- * Creates an Express 4 application that runs on Velox.
+ * What an Express major is made of: the application's members and the request and response
+ * prototypes its apps' own prototypes inherit (Express 4's by default; `@velox/express/5` passes
+ * Express 5's).
+ */
+export interface Flavor {
+  app: Record<string, any>;
+  request: object;
+  response: object;
+}
+
+const express4: Flavor = { app, request: expressRequest, response: expressResponse };
+
+/**
+ * Creates an Express application that runs on Velox (Express 4's, or the flavor given).
  * @example
  * ```ts
  * import express from '@velox/express';
@@ -514,7 +533,7 @@ function listen(application: Application, args: unknown[]): ListeningServer {
  * app.listen(3000, () => console.log('ready'));
  * ```
  */
-export function createApplication(): Application {
+export function createApplication(flavor: Flavor = express4): Application {
   const application = ((req: Req, res: Res, next?: Next) => {
     if (!(req instanceof Request)) {
       throw expressError(
@@ -543,10 +562,10 @@ export function createApplication(): Application {
   for (const key of Object.getOwnPropertyNames(EventEmitter.prototype)) {
     if (key !== 'constructor') (application as any)[key] = (EventEmitter.prototype as any)[key];
   }
-  for (const key of Object.keys(app)) (application as any)[key] = app[key];
+  for (const key of Object.keys(flavor.app)) (application as any)[key] = flavor.app[key];
   EventEmitter.call(application as never);
-  application.request = Object.create(expressRequest, { app: { configurable: true, enumerable: true, writable: true, value: application } });
-  application.response = Object.create(expressResponse, { app: { configurable: true, enumerable: true, writable: true, value: application } });
+  application.request = Object.create(flavor.request, { app: { configurable: true, enumerable: true, writable: true, value: application } });
+  application.response = Object.create(flavor.response, { app: { configurable: true, enumerable: true, writable: true, value: application } });
   application.init();
   // The settings as the response reads them per request (the app, a function with Express's
   // members mixed in, is a slow object to look a property up on; its response prototype is not).

@@ -40,7 +40,7 @@ export function setCoreResponse(proto: object): void {
  * EISDIR for a directory, ECONNABORTED when the client left before the file went out, send's
  * error (ENOENT, 403, 416…), or nothing when it was sent.
  */
-function transferFile(res: any, file: any, options: any, callback: (err?: any) => void): void {
+export function transferFile(res: any, file: any, options: any, callback: (err?: any) => void): void {
   let done = false;
   let streaming: boolean | undefined;
   const finish = (err?: any) => {

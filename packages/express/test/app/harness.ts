@@ -1,14 +1,17 @@
 /**
  * The comparison harness, in the style of ultimate-express's tests: the same app is built once
- * with real express@4 (on Node's http) and once with `@velox/express` (on a Velox server), the
+ * with real express@4 (on Node's http) and once with `@velox/express` (on a Velox server), or
+ * with express@5 and `@velox/express/5` (`{ major: 5 }`), the
  * same requests go to both over real sockets (fetch, or raw bytes with `net`), and the answers
  * (status, headers, body) must be identical. Headers that only say which server answered (Date,
  * Connection, Keep-Alive, uWS's own `uWebSockets`) are left out of the comparison.
  */
 import type { AddressInfo } from 'node:net';
 import { later, raw } from '@velox/test-utils';
+import express5 from 'express';
 import express4 from 'express4';
 import { expect } from 'vitest';
+import velox5 from '../../src/five.ts';
 import velox from '../../src/index.ts';
 
 /** Either `express` module: the harness calls `build` with each. */
@@ -86,8 +89,9 @@ function cleanRaw(text: string): string {
  * await pair.same('/');
  * ```
  */
-export async function both(build: (express: AnyExpress) => any): Promise<Pair> {
-  const [expressBase, veloxBase] = await Promise.all([listenExpress(build(express4)), listenExpress(build(velox))]);
+export async function both(build: (express: AnyExpress) => any, options: { major?: 4 | 5 } = {}): Promise<Pair> {
+  const five = options.major === 5;
+  const [expressBase, veloxBase] = await Promise.all([listenExpress(build(five ? express5 : express4)), listenExpress(build(five ? velox5 : velox))]);
   const pair: Pair = {
     express: expressBase,
     velox: veloxBase,
@@ -117,10 +121,11 @@ export async function both(build: (express: AnyExpress) => any): Promise<Pair> {
  * @example
  * ```ts
  * await compare((express) => app, ['/', { method: 'POST', path: '/x', body: 'a' }]);
+ * await compare((express) => app, ['/'], { major: 5 }); // express@5 against @velox/express/5
  * ```
  */
-export async function compare(build: (express: AnyExpress) => any, probes: Array<Probe | string>): Promise<Answer[]> {
-  const pair = await both(build);
+export async function compare(build: (express: AnyExpress) => any, probes: Array<Probe | string>, options: { major?: 4 | 5 } = {}): Promise<Answer[]> {
+  const pair = await both(build, options);
   const answers: Answer[] = [];
   for (const probe of probes) answers.push(await pair.same(probe));
   return answers;

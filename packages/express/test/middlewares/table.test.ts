@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '../../../..');
-const pkg = JSON.parse(readFileSync(join(here, '../../package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(here, '../../package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
 interface Row {
   middleware: string;
@@ -25,10 +28,14 @@ function rows(file: string): Row[] {
     });
 }
 
-/** Installed versions by package name, express@4 included through its "express4" alias. */
+/**
+ * Installed versions by package name, express@4 included through its "express4" alias: the
+ * devDependencies, and the dependencies (body-parser and serve-static, which the Express 5 entry
+ * runs, are pinned there).
+ */
 function installed(): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const [name, spec] of Object.entries(pkg.devDependencies)) {
+  for (const [name, spec] of [...Object.entries(pkg.dependencies), ...Object.entries(pkg.devDependencies)]) {
     const alias = /^npm:(.+)@(.+)$/.exec(spec);
     const [real, version] = alias ? [alias[1]!, alias[2]!] : [name, spec];
     out.set(real, [...(out.get(real) ?? []), version]);

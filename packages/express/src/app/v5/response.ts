@@ -1,0 +1,275 @@
+/**
+ * Express 5's response prototype, over Express 4's (../response.ts): `res.status()` refuses a
+ * code that is no integer from 100 to 999, `res.send()`/`res.json()`/`res.jsonp()` take the body
+ * only (a number is sent as JSON), types come from mime-types 3 (`res.set('Content-Type')` adds
+ * its charset), `res.sendFile()` streams with send 1.x, `res.download()`/`res.attachment()` name
+ * the file's base name, `res.clearCookie()` always expires the cookie now, `res.location()` and
+ * `res.redirect()` take `'back'` as a URL like any other, `res.redirect()` sends Express 5's HTML
+ * page, `res.links()` takes arrays, and `res.vary()` wants a field. `res.cookie()` refuses what
+ * cookie 0.7 (Express 5's) refuses, with its messages, a Content-Type mime-types does not know
+ * reads back as false (as Node keeps it), and `res.locals` has no prototype.
+ */
+import { basename, extname, isAbsolute, resolve } from 'node:path';
+import { expressResponse, transferFile } from '../response.ts';
+import { encodeUrl, escapeHtml } from '../util.ts';
+import { contentType, disposition5, lookupType, send5 } from './libs.ts';
+
+// Not an ESM import of node:http: on Node 22 that loads undici for good (see @velox/core's headers.ts).
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
+
+const send4 = expressResponse.send;
+const json4 = expressResponse.json;
+const jsonp4 = expressResponse.jsonp;
+const set4 = expressResponse.set;
+const cookie4 = expressResponse.cookie;
+
+/** Set on a response whose Content-Type was set to a bare word mime-types does not know (see `set`). */
+const kTypeFalse = Symbol('velox.express5.typeFalse');
+/** Set once the response's `locals` was made (or given). */
+const kLocalsMade = Symbol('velox.express5.locals');
+
+/** cookie 1.x's messages name the value (`option domain is invalid: x`); cookie 0.7, Express 5's, does not. */
+const COOKIE_MESSAGE = /^((?:argument (?:name|val)|option (?:maxAge|domain|path|expires|priority|sameSite)) is invalid): /;
+
+/** True for `Content-Type` in any case. */
+function isContentType(field: string): boolean {
+  return field === 'Content-Type' || field === 'content-type' || (field.length === 12 && field.toLowerCase() === 'content-type');
+}
+
+/** Express 5's normalizeType: a full type as given (parameters dropped), an extension looked up. */
+function normalizeType(type: string): string {
+  return type.indexOf('/') !== -1 ? type.split(/ *; */)[0]! : lookupType(type) || 'application/octet-stream';
+}
+
+function httpError(status: number, props: Record<string, unknown>): Error {
+  const err = new Error(STATUS_CODES[status]);
+  Object.assign(err, { status, statusCode: status, expose: status < 500, name: `${(STATUS_CODES[status] ?? 'Error').replace(/\s/g, '')}Error` }, props);
+  return err;
+}
+
+/** Express 5's `res` members, over Express 4's. */
+export const expressResponse5: any = Object.create(expressResponse);
+
+Object.assign(expressResponse5, {
+  status(this: any, code: number) {
+    if (!Number.isInteger(code)) throw new TypeError(`Invalid status code: ${JSON.stringify(code)}. Status code must be an integer.`);
+    if (code < 100 || code > 999) throw new RangeError(`Invalid status code: ${JSON.stringify(code)}. Status code must be greater than 99 and less than 1000.`);
+    this.statusCode = code;
+    return this;
+  },
+
+  links(this: any, links: Record<string, string | string[]>) {
+    let link: string = this.get('Link') || '';
+    if (link) link += ', ';
+    return this.set(
+      'Link',
+      link +
+        Object.keys(links)
+          .map((rel) => {
+            const target = links[rel];
+            return Array.isArray(target) ? target.map((one) => `<${one}>; rel="${rel}"`).join(', ') : `<${target}>; rel="${rel}"`;
+          })
+          .join(', '),
+    );
+  },
+
+  send(this: any, body?: unknown) {
+    let chunk: any = body;
+    // A number or boolean is JSON in Express 5 (Express 4 took a number as the status).
+    if (typeof chunk === 'number' || typeof chunk === 'boolean') return this.json(chunk);
+    // Any typed array or DataView is bytes, as a Buffer is.
+    if (chunk !== null && typeof chunk === 'object' && ArrayBuffer.isView(chunk) && !Buffer.isBuffer(chunk)) {
+      chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    }
+    return send4.call(this, chunk);
+  },
+
+  json(this: any, value?: unknown) {
+    return json4.call(this, value);
+  },
+
+  jsonp(this: any, value?: unknown) {
+    return jsonp4.call(this, value);
+  },
+
+  sendStatus(this: any, statusCode: number) {
+    const body = STATUS_CODES[statusCode] || String(statusCode);
+    this.status(statusCode);
+    this.type('txt');
+    return this.send(body);
+  },
+
+  sendFile(this: any, path: unknown, options?: any, callback?: (err?: any) => void) {
+    let done = callback;
+    let opts = options || {};
+    const next = this.req.next;
+    if (!path) throw new TypeError('path argument is required to res.sendFile');
+    if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
+    if (typeof options === 'function') {
+      done = options;
+      opts = {};
+    }
+    if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
+    opts.etag = this.app.enabled('etag');
+    const file = send5(this.req, encodeURI(path), opts);
+    transferFile(this, file, opts, (err?: any) => {
+      if (done) return done(err);
+      if (err && err.code === 'EISDIR') return next();
+      if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next(err);
+    });
+  },
+
+  download(this: any, path: string, filename?: any, options?: any, callback?: any) {
+    let done = callback;
+    let name = filename;
+    let opts = options || null;
+    if (typeof filename === 'function') {
+      done = filename;
+      name = null;
+      opts = null;
+    } else if (typeof options === 'function') {
+      done = options;
+      opts = null;
+    }
+    if (typeof filename === 'object' && (typeof options === 'function' || options === undefined)) {
+      name = null;
+      opts = filename;
+    }
+    const headers: Record<string, unknown> = { 'Content-Disposition': disposition5(basename(name || path)) };
+    if (opts?.headers) {
+      for (const key of Object.keys(opts.headers)) if (key.toLowerCase() !== 'content-disposition') headers[key] = opts.headers[key];
+    }
+    const sendOptions = Object.create(opts);
+    sendOptions.headers = headers;
+    const fullPath = !sendOptions.root ? resolve(path) : path;
+    return this.sendFile(fullPath, sendOptions, done);
+  },
+
+  type(this: any, type: string) {
+    const ct = type.indexOf('/') === -1 ? contentType(type) || 'application/octet-stream' : type;
+    return this.set('Content-Type', ct);
+  },
+
+  format(this: any, handlers: Record<string, (req: any, res: any, next: any) => void>) {
+    const req = this.req;
+    const next = req.next;
+    const keys = Object.keys(handlers).filter((v) => v !== 'default');
+    const key = keys.length > 0 ? req.accepts(keys) : false;
+    this.vary('Accept');
+    if (key) {
+      this.set('Content-Type', normalizeType(key));
+      handlers[key]!(req, this, next);
+    } else if (handlers.default) {
+      handlers.default(req, this, next);
+    } else {
+      next(httpError(406, { types: keys.map(normalizeType) }));
+    }
+    return this;
+  },
+
+  attachment(this: any, filename?: string) {
+    const name = filename !== undefined ? basename(filename) : undefined;
+    if (name) this.type(extname(name));
+    this.set('Content-Disposition', disposition5(name));
+    return this;
+  },
+
+  set(this: any, field: any, val?: any) {
+    if (arguments.length === 2 && isContentType(field)) {
+      if (Array.isArray(val)) throw new TypeError('Content-Type cannot be set to an Array');
+      // mime-types' full type (its charset added); false for a text it does not know, as Express 5
+      // sends it. Node keeps that false as the value: written `false`, read back as false by
+      // res.get(), so res.send() and res.json() take the response as untyped and type it.
+      const type = contentType(typeof val === 'string' ? val : String(val));
+      if (type === false) this[kTypeFalse] = true;
+      else if (this[kTypeFalse] === true) this[kTypeFalse] = false;
+      return set4.call(this, field, String(type));
+    }
+    if (arguments.length === 2) return set4.call(this, field, val);
+    for (const key in field) this.set(key, field[key]);
+    return this;
+  },
+
+  get(this: any, field: string) {
+    // Express 4's (core's) get, read when called: the prototype beneath is the serving server's.
+    const value = expressResponse.get.call(this, field);
+    return value === 'false' && this[kTypeFalse] === true && isContentType(field) ? false : value;
+  },
+
+  cookie(this: any, name: string, value: unknown, options?: Record<string, any>) {
+    if (options?.signed && !this.req.secret) throw new Error('cookieParser("secret") required for signed cookies');
+    if (options != null) {
+      // cookie 0.7 (Express 5's) refuses a maxAge that is no finite number and an encode that is no function.
+      if (options.maxAge != null && !Number.isFinite(options.maxAge - 0)) throw new TypeError('option maxAge is invalid');
+      if (options.encode && typeof options.encode !== 'function') throw new TypeError('option encode is invalid');
+    }
+    try {
+      return cookie4.call(this, name, value, options);
+    } catch (err) {
+      if (err instanceof TypeError && COOKIE_MESSAGE.test(err.message)) err.message = COOKIE_MESSAGE.exec(err.message)![1]!;
+      throw err;
+    }
+  },
+
+  clearCookie(this: any, name: string, options?: Record<string, unknown>) {
+    const opts: Record<string, unknown> = { path: '/', ...options, expires: new Date(1) };
+    delete opts.maxAge;
+    return this.cookie(name, '', opts);
+  },
+
+  location(this: any, url: unknown) {
+    return this.set('Location', encodeUrl(String(url)));
+  },
+
+  redirect(this: any, ...args: any[]) {
+    let address: unknown = args[0];
+    let status: any = 302;
+    let body = '';
+    if (args.length === 2) {
+      status = args[0];
+      address = args[1];
+    }
+    address = this.location(address).get('Location');
+    this.format({
+      text: () => {
+        body = `${STATUS_CODES[status]}. Redirecting to ${address}`;
+      },
+      html: () => {
+        const title = STATUS_CODES[status];
+        body = `<!DOCTYPE html><head><title>${title}</title></head><body><p>${title}. Redirecting to ${escapeHtml(String(address))}</p></body>`;
+      },
+      default: () => {
+        body = '';
+      },
+    });
+    this.status(status);
+    this.set('Content-Length', Buffer.byteLength(body));
+    if (this.req.method === 'HEAD') this.end();
+    else this.end(body);
+  },
+
+  vary(this: any, field: string | string[]) {
+    if (!field) throw new TypeError('field argument is required');
+    // Express 4's (core's) vary, read when called: the prototype beneath is the serving server's.
+    return expressResponse.vary.call(this, field);
+  },
+});
+// Express 5 (as 4) gives each response a `locals` without a prototype.
+Object.defineProperty(expressResponse5, 'locals', {
+  get(this: any) {
+    if (this[kLocalsMade] !== true) {
+      this[kLocalsMade] = true;
+      Reflect.set(expressResponse, 'locals', Object.create(null), this);
+    }
+    return Reflect.get(expressResponse, 'locals', this);
+  },
+  set(this: any, value: unknown) {
+    this[kLocalsMade] = true;
+    Reflect.set(expressResponse, 'locals', value, this);
+  },
+  configurable: true,
+});
+expressResponse5.header = expressResponse5.set;
+expressResponse5.contentType = expressResponse5.type;
+// Removed in Express 5.
+expressResponse5.sendfile = undefined;
