@@ -5,7 +5,7 @@
 // 1 MiB upload (raw uWS + @fastify/busboy, Velox, hyper-express); and the fetch suite's three
 // scenarios (the same Hono app on Velox's serve(), with lightResponse: false, and on @hono/node-server,
 // beside raw uWS answering the routes itself); and the drop-in express() suite's ping and query
-// (native Velox, @velox/express, ultimate-express, Express 4). Prints one line per server.
+// (native Velox, @velox/express, @velox/express/5, ultimate-express, Express 4 and 5). Prints one line per server.
 //
 //   node instructions-suites.mjs [session|multipart|fetch-ping|fetch-query|fetch-body|xapp-ping|xapp-query]...
 //   (default: all)
@@ -13,6 +13,7 @@
 //   multipart 300 / 200). INSTR_WRITE=1 merges the figures into INSTRUCTIONS-SUITES.md (a row per
 //   scenario and server, replaced when measured again). INSTR_SERVERS=a,b counts only the server
 //   files whose path contains one of the words (the first server, the ratio's base, always).
+//   INSTR_KEEP=1 keeps each callgrind dump (its directory is printed) for callgrind_annotate.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,7 +67,8 @@ async function measure(file, scenario, payload, warmup, count, connections) {
     return Number(summary[1]) / count;
   } finally {
     child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.INSTR_KEEP === '1') console.error(`callgrind dump kept in ${dir} (callgrind_annotate it)`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -91,7 +93,7 @@ function suiteScenario(suite, name, files) {
 
 const FETCH_FILES = ['fetch/raw-uws.mjs', 'fetch/velox-serve.mjs', 'fetch/velox-serve-native.mjs', 'fetch/hono-node-server.mjs'];
 const fetchScenario = (name) => suiteScenario(fetchSuite, name, FETCH_FILES);
-const XAPP_FILES = ['express-app/velox.mjs', 'express-app/velox-express.mjs', 'express-app/ultimate-express.mjs', 'express-app/express4.mjs'];
+const XAPP_FILES = ['express-app/velox.mjs', 'express-app/velox-express.mjs', 'express-app/velox-express5.mjs', 'express-app/ultimate-express.mjs', 'express-app/express4.mjs', 'express-app/express5.mjs'];
 const xappScenario = (name) => suiteScenario(expressAppSuite, name, XAPP_FILES);
 
 const SUITES = {

@@ -158,6 +158,20 @@ function valueAndStatus(res: any, args: any[]): unknown {
   return args[1];
 }
 
+/**
+ * `set` and `type` of another major's response (Express 5's) that answer what Express 4's do for
+ * the values send's short roads write (Content-Length, ETag, `text/html; charset=utf-8`): with
+ * them, send takes those roads too.
+ */
+let sameSet: unknown = null;
+let sameType: unknown = null;
+
+/** @internal Names Express 5's `set` and `type` as equal to Express 4's for send's short roads. */
+export function shareSendRoads(set: unknown, type: unknown): void {
+  sameSet = set;
+  sameType = type;
+}
+
 /** @internal The app's settings object, on each app's response prototype (application.ts). */
 export const kAppSettings = Symbol('velox.express.app.settings');
 
@@ -254,7 +268,9 @@ Object.assign(expressResponse, {
     switch (typeof chunk) {
       case 'string':
         if (!this.get('Content-Type')) {
-          if (this.type === expressResponse.type && this.set === expressResponse.set) {
+          const set = this.set;
+          const type = this.type;
+          if ((type === expressResponse.type || type === sameType) && (set === expressResponse.set || set === sameSet)) {
             // What type('html') and the charset step below end with, worked out once.
             coreResponse.setPrepared.call(this, htmlUtf8Header());
             htmlSet = true;
@@ -287,7 +303,8 @@ Object.assign(expressResponse, {
     const tag = weak === undefined ? undefined : textTag(chunk, weak);
     if (tag !== undefined) {
       length = tag.length;
-      if (this.set === expressResponse.set) {
+      const set = this.set;
+      if (set === expressResponse.set || set === sameSet) {
         // What Express's set does with these two (a string value, no charset step), without its steps.
         coreResponse.setPrepared.call(this, tag.lengthHeader);
         coreResponse.setPrepared.call(this, tag.etagHeader);

@@ -10,7 +10,7 @@
  * reads back as false (as Node keeps it), and `res.locals` has no prototype.
  */
 import { basename, extname, isAbsolute, resolve } from 'node:path';
-import { expressResponse, transferFile } from '../response.ts';
+import { expressResponse, shareSendRoads, transferFile } from '../response.ts';
 import { encodeUrl, escapeHtml } from '../util.ts';
 import { contentType, disposition5, lookupType, send5 } from './libs.ts';
 
@@ -30,6 +30,19 @@ const kLocalsMade = Symbol('velox.express5.locals');
 
 /** cookie 1.x's messages name the value (`option domain is invalid: x`); cookie 0.7, Express 5's, does not. */
 const COOKIE_MESSAGE = /^((?:argument (?:name|val)|option (?:maxAge|domain|path|expires|priority|sameSite)) is invalid): /;
+
+/** mime-types' full types of the values given, remembered (256 at most): an app sets the same few. */
+const fullTypes = new Map<string, string | false>();
+
+function fullType(value: string): string | false {
+  let type = fullTypes.get(value);
+  if (type === undefined) {
+    type = contentType(value);
+    if (fullTypes.size >= 256) fullTypes.clear();
+    fullTypes.set(value, type);
+  }
+  return type;
+}
 
 /** True for `Content-Type` in any case. */
 function isContentType(field: string): boolean {
@@ -180,7 +193,7 @@ Object.assign(expressResponse5, {
       // mime-types' full type (its charset added); false for a text it does not know, as Express 5
       // sends it. Node keeps that false as the value: written `false`, read back as false by
       // res.get(), so res.send() and res.json() take the response as untyped and type it.
-      const type = contentType(typeof val === 'string' ? val : String(val));
+      const type = fullType(typeof val === 'string' ? val : String(val));
       if (type === false) this[kTypeFalse] = true;
       else if (this[kTypeFalse] === true) this[kTypeFalse] = false;
       return set4.call(this, field, String(type));
@@ -270,6 +283,9 @@ Object.defineProperty(expressResponse5, 'locals', {
   configurable: true,
 });
 expressResponse5.header = expressResponse5.set;
+// For Content-Length, ETag and `text/html; charset=utf-8` (what send writes on its short roads),
+// this set and type write what Express 4's do.
+shareSendRoads(expressResponse5.set, expressResponse5.type);
 expressResponse5.contentType = expressResponse5.type;
 // Removed in Express 5.
 expressResponse5.sendfile = undefined;
