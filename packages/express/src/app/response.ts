@@ -172,6 +172,12 @@ export function shareSendRoads(set: unknown, type: unknown): void {
   sameType = type;
 }
 
+/** cookie 1.x's messages name the value (`option domain is invalid: x`); cookie 0.7, Express's, does not. */
+const COOKIE_MESSAGE = /^((?:argument (?:name|val)|option (?:maxAge|domain|path|expires|priority|sameSite)) is invalid): /;
+
+/** Set once the response's `locals` was made (or given). */
+const kLocalsMade = Symbol('velox.express.app.locals');
+
 /** @internal The app's settings object, on each app's response prototype (application.ts). */
 export const kAppSettings = Symbol('velox.express.app.settings');
 
@@ -492,12 +498,21 @@ Object.assign(expressResponse, {
     if (opts.signed && !this.req.secret) throw new Error('cookieParser("secret") required for signed cookies');
     const text = typeof value === 'object' ? `j:${JSON.stringify(value)}` : String(value);
     if (opts.maxAge != null) {
+      // cookie 0.7 (Express 4.22's and 5's) refuses a maxAge that is no finite number.
       const maxAge = opts.maxAge - 0;
-      if (Number.isNaN(maxAge)) delete opts.maxAge;
-      else opts.maxAge = maxAge;
+      if (!Number.isFinite(maxAge)) throw new TypeError('option maxAge is invalid');
+      opts.maxAge = maxAge;
     } else delete opts.maxAge;
+    if (opts.encode && typeof opts.encode !== 'function') throw new TypeError('option encode is invalid');
     if (opts.path == null) opts.path = '/';
-    return coreResponse.cookie.call(this, name, text, opts);
+    try {
+      return coreResponse.cookie.call(this, name, text, opts);
+    } catch (err) {
+      // Core's cookie 1.x names the value in its message (`option domain is invalid: x`); cookie 0.7 does not.
+      const short = err instanceof TypeError ? COOKIE_MESSAGE.exec(err.message) : null;
+      if (short) (err as TypeError).message = short[1]!;
+      throw err;
+    }
   },
 
   redirect(this: any, ...args: any[]) {
@@ -546,6 +561,23 @@ Object.assign(expressResponse, {
     };
     app.render(view, opts, done);
   },
+});
+// Express gives each response a `locals` without a prototype (expressInit's Object.create(null)),
+// kept by core's own accessor beneath.
+Object.defineProperty(expressResponse, 'locals', {
+  get(this: any) {
+    const below = Object.getPrototypeOf(expressResponse);
+    if (this[kLocalsMade] !== true) {
+      this[kLocalsMade] = true;
+      Reflect.set(below, 'locals', Object.create(null), this);
+    }
+    return Reflect.get(below, 'locals', this);
+  },
+  set(this: any, value: unknown) {
+    this[kLocalsMade] = true;
+    Reflect.set(Object.getPrototypeOf(expressResponse), 'locals', value, this);
+  },
+  configurable: true,
 });
 expressResponse.header = expressResponse.set;
 expressResponse.contentType = expressResponse.type;

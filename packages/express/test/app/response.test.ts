@@ -177,6 +177,31 @@ describe('express() res, compared with express@4', () => {
     );
   });
 
+  it("refuses what Express 4's cookie 0.7 refuses, with its messages, and gives res.locals no prototype", async () => {
+    await compare(
+      (express: AnyExpress) => {
+        const app = express();
+        app.set('env', 'production');
+        const attempt = (res: any, fn: () => void) => {
+          try {
+            fn();
+            res.send('set');
+          } catch (err) {
+            res.status(500).json({ name: (err as Error).name, message: (err as Error).message });
+          }
+        };
+        app.get('/max-nan', (_req: any, res: any) => attempt(res, () => res.cookie('a', 'b', { maxAge: 'soon' })));
+        app.get('/max-inf', (_req: any, res: any) => attempt(res, () => res.cookie('a', 'b', { maxAge: Number.POSITIVE_INFINITY })));
+        app.get('/encode', (_req: any, res: any) => attempt(res, () => res.cookie('a', 'b', { encode: 'yes' })));
+        app.get('/domain', (_req: any, res: any) => attempt(res, () => res.cookie('a', 'b', { domain: 'bad domain' })));
+        app.get('/name', (_req: any, res: any) => attempt(res, () => res.cookie('bad name', 'b')));
+        app.get('/locals', (_req: any, res: any) => res.json({ proto: Object.getPrototypeOf(res.locals) === null, keys: Object.keys(res.locals) }));
+        return app;
+      },
+      ['/max-nan', '/max-inf', '/encode', '/domain', '/name', '/locals'],
+    );
+  });
+
   it('keeps res.locals and app.locals, and reports headersSent', async () => {
     await compare(
       (express: AnyExpress) => {

@@ -5,9 +5,8 @@
  * its charset), `res.sendFile()` streams with send 1.x, `res.download()`/`res.attachment()` name
  * the file's base name, `res.clearCookie()` always expires the cookie now, `res.location()` and
  * `res.redirect()` take `'back'` as a URL like any other, `res.redirect()` sends Express 5's HTML
- * page, `res.links()` takes arrays, and `res.vary()` wants a field. `res.cookie()` refuses what
- * cookie 0.7 (Express 5's) refuses, with its messages, a Content-Type mime-types does not know
- * reads back as false (as Node keeps it), and `res.locals` has no prototype.
+ * page, `res.links()` takes arrays, and `res.vary()` wants a field. A Content-Type mime-types
+ * does not know reads back as false (as Node keeps it).
  */
 import { basename, extname, isAbsolute, resolve } from 'node:path';
 import { expressResponse, shareSendRoads, transferFile } from '../response.ts';
@@ -21,15 +20,9 @@ const send4 = expressResponse.send;
 const json4 = expressResponse.json;
 const jsonp4 = expressResponse.jsonp;
 const set4 = expressResponse.set;
-const cookie4 = expressResponse.cookie;
 
 /** Set on a response whose Content-Type was set to a bare word mime-types does not know (see `set`). */
 const kTypeFalse = Symbol('velox.express5.typeFalse');
-/** Set once the response's `locals` was made (or given). */
-const kLocalsMade = Symbol('velox.express5.locals');
-
-/** cookie 1.x's messages name the value (`option domain is invalid: x`); cookie 0.7, Express 5's, does not. */
-const COOKIE_MESSAGE = /^((?:argument (?:name|val)|option (?:maxAge|domain|path|expires|priority|sameSite)) is invalid): /;
 
 /** mime-types' full types of the values given, remembered (256 at most): an app sets the same few. */
 const fullTypes = new Map<string, string | false>();
@@ -209,21 +202,6 @@ Object.assign(expressResponse5, {
     return value === 'false' && this[kTypeFalse] === true && isContentType(field) ? false : value;
   },
 
-  cookie(this: any, name: string, value: unknown, options?: Record<string, any>) {
-    if (options?.signed && !this.req.secret) throw new Error('cookieParser("secret") required for signed cookies');
-    if (options != null) {
-      // cookie 0.7 (Express 5's) refuses a maxAge that is no finite number and an encode that is no function.
-      if (options.maxAge != null && !Number.isFinite(options.maxAge - 0)) throw new TypeError('option maxAge is invalid');
-      if (options.encode && typeof options.encode !== 'function') throw new TypeError('option encode is invalid');
-    }
-    try {
-      return cookie4.call(this, name, value, options);
-    } catch (err) {
-      if (err instanceof TypeError && COOKIE_MESSAGE.test(err.message)) err.message = COOKIE_MESSAGE.exec(err.message)![1]!;
-      throw err;
-    }
-  },
-
   clearCookie(this: any, name: string, options?: Record<string, unknown>) {
     const opts: Record<string, unknown> = { path: '/', ...options, expires: new Date(1) };
     delete opts.maxAge;
@@ -266,21 +244,6 @@ Object.assign(expressResponse5, {
     // Express 4's (core's) vary, read when called: the prototype beneath is the serving server's.
     return expressResponse.vary.call(this, field);
   },
-});
-// Express 5 (as 4) gives each response a `locals` without a prototype.
-Object.defineProperty(expressResponse5, 'locals', {
-  get(this: any) {
-    if (this[kLocalsMade] !== true) {
-      this[kLocalsMade] = true;
-      Reflect.set(expressResponse, 'locals', Object.create(null), this);
-    }
-    return Reflect.get(expressResponse, 'locals', this);
-  },
-  set(this: any, value: unknown) {
-    this[kLocalsMade] = true;
-    Reflect.set(expressResponse, 'locals', value, this);
-  },
-  configurable: true,
 });
 expressResponse5.header = expressResponse5.set;
 // For Content-Length, ETag and `text/html; charset=utf-8` (what send writes on its short roads),
