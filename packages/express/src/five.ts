@@ -5,8 +5,8 @@
  * parsers and static middleware (body-parser 2, serve-static 2), and its request and response
  * rules, over the same Velox server as the Express 4 entry.
  */
-import { loadUws } from '@velox/core';
 import { type Application, createApplication } from './app/application.ts';
+import { hideUwsMark } from './app/express.ts';
 import { app5 } from './app/v5/application.ts';
 import { parsers5, Router, serveStatic5 } from './app/v5/libs.ts';
 import { expressRequest5 } from './app/v5/request.ts';
@@ -61,19 +61,6 @@ export interface Express5 {
   response: object;
 }
 
-let markHidden = false;
-
-/** Express's answers carry no `uWebSockets: 20` header (see the Express 4 entry). */
-function hideUwsMark(): void {
-  markHidden = true;
-  try {
-    const cfg = (loadUws() as unknown as { _cfg?: (key: string) => void })._cfg;
-    if (typeof cfg === 'function') cfg('999999990007');
-  } catch {
-    // No native uWS yet: listen() reports that.
-  }
-}
-
 const flavor = { app: app5, request: expressRequest5, response: expressResponse5 };
 
 /**
@@ -88,7 +75,8 @@ const flavor = { app: app5, request: expressRequest5, response: expressResponse5
  * ```
  */
 const express5 = (() => {
-  if (!markHidden) hideUwsMark();
+  // Express's answers carry no `uWebSockets: 20` header (see the Express 4 entry).
+  hideUwsMark();
   return createApplication(flavor) as unknown as Application5;
 }) as Express5;
 express5.json = parsers5.json;

@@ -112,14 +112,18 @@ function compileETag(value: unknown): ((body: string | Buffer, encoding?: Buffer
   }
 }
 
-function compileQueryParser(value: unknown): (text: string | null) => unknown {
+/**
+ * @internal A `query parser` setting as a function: `off` is what `false` gives (Express 4: a
+ * parser answering `{}`; Express 5: none, and `req.query` is then an empty object without prototype).
+ */
+export function compileQueryParser<Off>(value: unknown, off: Off): ((text: string | null) => unknown) | Off {
   if (typeof value === 'function') return value as never;
   switch (value) {
     case true:
     case 'simple':
       return (text) => parseSimple(text ?? '');
     case false:
-      return () => ({});
+      return off;
     case 'extended':
       return parseQueryExtended;
     default:
@@ -235,8 +239,12 @@ export const app: Record<string, any> = {
     }
     const fns = all.slice(offset).flat(Number.POSITIVE_INFINITY);
     if (fns.length === 0) throw new TypeError('app.use() requires a middleware function');
-    this.lazyrouter();
-    const router: Router = this._router;
+    // Express 4's router is made by lazyrouter(); Express 5's app has none and makes its own on first read.
+    let router: Router;
+    if (typeof this.lazyrouter === 'function') {
+      this.lazyrouter();
+      router = this._router;
+    } else router = this.router;
     for (const item of fns as any[]) {
       if (!item?.handle || !item.set) {
         router.use(path, item);
@@ -295,7 +303,7 @@ export const app: Record<string, any> = {
         this.set('etag fn', compileETag(value));
         break;
       case 'query parser':
-        this.set('query parser fn', compileQueryParser(value));
+        this.set('query parser fn', compileQueryParser(value, () => ({})));
         break;
       case 'trust proxy':
         this.set('trust proxy fn', compileTrust(value));

@@ -64,7 +64,8 @@ let markHidden = false;
  * mark off (`_cfg`, in every build Velox loads; process-wide, so other Velox servers of the
  * process lose it too). A build without `_cfg` keeps the header.
  */
-function hideUwsMark(): void {
+export function hideUwsMark(): void {
+  if (markHidden) return;
   markHidden = true;
   try {
     const cfg = (loadUws() as unknown as { _cfg?: (key: string) => void })._cfg;
@@ -75,7 +76,7 @@ function hideUwsMark(): void {
 }
 
 const express = (() => {
-  if (!markHidden) hideUwsMark();
+  hideUwsMark();
   return createApplication();
 }) as Express;
 express.json = jsonParser;

@@ -178,6 +178,83 @@ const COOKIE_MESSAGE = /^((?:argument (?:name|val)|option (?:maxAge|domain|path|
 /** Set once the response's `locals` was made (or given). */
 const kLocalsMade = Symbol('velox.express.app.locals');
 
+/**
+ * @internal `res.sendFile(path[, options][, callback])` of either major: `stream` is that major's
+ * send (0.19 or 1.x), `prepare` completes the options as that major does.
+ */
+export function sendFile(res: any, args: [unknown, any?, ((err?: any) => void)?], stream: (req: unknown, path: string, options?: any) => any, prepare?: (options: any) => void): void {
+  const [path, options, callback] = args;
+  let done = callback;
+  let opts = options || {};
+  const next = res.req.next;
+  if (!path) throw new TypeError('path argument is required to res.sendFile');
+  if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
+  if (typeof options === 'function') {
+    done = options;
+    opts = {};
+  }
+  if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
+  prepare?.(opts);
+  const file = stream(res.req, encodeURI(path), opts);
+  transferFile(res, file, opts, (err?: any) => {
+    if (done) return done(err);
+    if (err && err.code === 'EISDIR') return next();
+    if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next(err);
+  });
+}
+
+/**
+ * @internal `res.download(path[, filename][, options][, callback])` of either major, as Express
+ * reads its arguments: `name` gives the Content-Disposition that major sends for a file name.
+ */
+export function download(res: any, args: [string, any?, any?, any?], name: (file: string) => string): unknown {
+  const [path, filename, options, callback] = args;
+  let done = callback;
+  let given = filename;
+  let opts = options || null;
+  if (typeof filename === 'function') {
+    done = filename;
+    given = null;
+    opts = null;
+  } else if (typeof options === 'function') {
+    done = options;
+    opts = null;
+  }
+  if (typeof filename === 'object' && (typeof options === 'function' || options === undefined)) {
+    given = null;
+    opts = filename;
+  }
+  const headers: Record<string, unknown> = { 'Content-Disposition': name(given || path) };
+  if (opts?.headers) {
+    for (const key of Object.keys(opts.headers)) if (key.toLowerCase() !== 'content-disposition') headers[key] = opts.headers[key];
+  }
+  const sendOptions = Object.create(opts);
+  sendOptions.headers = headers;
+  const fullPath = !sendOptions.root ? resolve(path) : path;
+  return res.sendFile(fullPath, sendOptions, done);
+}
+
+/**
+ * @internal `res.format(handlers)` of either major: `normalize` turns a handler's key into the
+ * Content-Type that major sends (an extension looked up in its MIME table).
+ */
+export function format(res: any, handlers: Record<string, (req: any, res: any, next: any) => void>, normalize: (type: string) => string): unknown {
+  const req = res.req;
+  const next = req.next;
+  const keys = Object.keys(handlers).filter((v) => v !== 'default');
+  const key = keys.length > 0 ? req.accepts(keys) : false;
+  res.vary('Accept');
+  if (key) {
+    res.set('Content-Type', normalize(key));
+    handlers[key]!(req, res, next);
+  } else if (handlers.default) {
+    handlers.default(req, res, next);
+  } else {
+    next(httpError(406, { types: keys.map(normalize) }));
+  }
+  return res;
+}
+
 /** @internal The app's settings object, on each app's response prototype (application.ts). */
 export const kAppSettings = Symbol('velox.express.app.settings');
 
@@ -388,48 +465,12 @@ Object.assign(expressResponse, {
   },
 
   sendFile(this: any, path: unknown, options?: any, callback?: (err?: any) => void) {
-    let done = callback;
-    let opts = options || {};
-    const next = this.req.next;
-    if (!path) throw new TypeError('path argument is required to res.sendFile');
-    if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
-    if (typeof options === 'function') {
-      done = options;
-      opts = {};
-    }
-    if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
     // Express 4's own way: send 0.19 streams the file into the response.
-    const file = send(this.req, encodeURI(path), opts);
-    transferFile(this, file, opts, (err?: any) => {
-      if (done) return done(err);
-      if (err && err.code === 'EISDIR') return next();
-      if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next(err);
-    });
+    sendFile(this, [path, options, callback], send);
   },
 
   download(this: any, path: string, filename?: any, options?: any, callback?: any) {
-    let done = callback;
-    let name = filename;
-    let opts = options || null;
-    if (typeof filename === 'function') {
-      done = filename;
-      name = null;
-      opts = null;
-    } else if (typeof options === 'function') {
-      done = options;
-      opts = null;
-    }
-    if (typeof filename === 'object' && (typeof options === 'function' || options === undefined)) {
-      name = null;
-      opts = filename;
-    }
-    const headers: Record<string, unknown> = { 'Content-Disposition': disposition(name || path) };
-    if (opts?.headers) {
-      for (const key of Object.keys(opts.headers)) if (key.toLowerCase() !== 'content-disposition') headers[key] = opts.headers[key];
-    }
-    const sendOptions = { ...(opts ?? {}), headers };
-    const fullPath = !sendOptions.root ? resolve(path) : path;
-    return this.sendFile(fullPath, sendOptions, done);
+    return download(this, [path, filename, options, callback], disposition);
   },
 
   type(this: any, type: string) {
@@ -446,20 +487,7 @@ Object.assign(expressResponse, {
   },
 
   format(this: any, handlers: Record<string, (req: any, res: any, next: any) => void>) {
-    const req = this.req;
-    const next = req.next;
-    const keys = Object.keys(handlers).filter((v) => v !== 'default');
-    const key = keys.length > 0 ? req.accepts(keys) : false;
-    this.vary('Accept');
-    if (key) {
-      this.set('Content-Type', normalizeType(key));
-      handlers[key]!(req, this, next);
-    } else if (handlers.default) {
-      handlers.default(req, this, next);
-    } else {
-      next(httpError(406, { types: keys.map(normalizeType) }));
-    }
-    return this;
+    return format(this, handlers, normalizeType);
   },
 
   attachment(this: any, filename?: string) {

@@ -3,31 +3,13 @@
  * 5's own (router 2.x, made on first use and exposed as `app.router`), `app.handle` sets the
  * request up itself (no `query` and `expressInit` layers), the `simple` query parser by default,
  * settings and caches without a prototype, `app.all` naming every method, errors of `listen()`
- * handed to its callback, and Express 4's removed members (`app.del`, `app.param(fn)`,
+ * handed to its callback (`use()` is Express 4's, on this router), and Express 4's removed members (`app.del`, `app.param(fn)`,
  * `app._router`, `app.lazyrouter`) gone.
  */
-import { parse as parseSimple } from 'node:querystring';
-import { type Application, app as app4, builtOn, finalOf, listen } from '../application.ts';
-import { parseQueryExtended } from '../libs.ts';
+import { type Application, app as app4, builtOn, compileQueryParser, finalOf, listen } from '../application.ts';
 import { setPoweredBy } from '../response.ts';
 import { methods, type Next, type Req, type Res } from '../router.ts';
 import { Router } from './libs.ts';
-
-/** Express 5's `query parser` values: `simple` (node:querystring, the default), `extended` (qs), a function, or off. */
-function compileQueryParser5(value: unknown): ((text: string | null) => unknown) | undefined {
-  if (typeof value === 'function') return value as never;
-  switch (value) {
-    case true:
-    case 'simple':
-      return (text) => parseSimple(text ?? '');
-    case false:
-      return undefined;
-    case 'extended':
-      return parseQueryExtended;
-    default:
-      throw new TypeError(`unknown value for query parser function: ${value}`);
-  }
-}
 
 /** Express 5's `app` members. */
 export const app5: Record<string, any> = { ...app4 };
@@ -59,7 +41,7 @@ Object.assign(app5, {
   set(this: Application, ...args: [string, unknown?]) {
     if (args.length === 1) return this.settings[args[0]];
     app4.set.call(this, args[0], args[1]);
-    if (args[0] === 'query parser') this.settings['query parser fn'] = compileQueryParser5(args[1]);
+    if (args[0] === 'query parser') this.settings['query parser fn'] = compileQueryParser(args[1], undefined);
     return this;
   },
 
@@ -71,41 +53,6 @@ Object.assign(app5, {
     if (!builtOn(req, this.request)) Object.setPrototypeOf(req, this.request);
     if (!builtOn(res, this.response)) Object.setPrototypeOf(res, this.response);
     this.router.handle(req, res, done);
-  },
-
-  use(this: Application, fn: unknown, ...rest: unknown[]) {
-    let offset = 0;
-    let path: unknown = '/';
-    const all = [fn, ...rest];
-    if (typeof fn !== 'function') {
-      let arg = fn;
-      while (Array.isArray(arg) && arg.length !== 0) arg = arg[0];
-      if (typeof arg !== 'function') {
-        offset = 1;
-        path = fn;
-      }
-    }
-    const fns = all.slice(offset).flat(Number.POSITIVE_INFINITY);
-    if (fns.length === 0) throw new TypeError('app.use() requires a middleware function');
-    const router = this.router;
-    for (const item of fns as any[]) {
-      if (!item || !item.handle || !item.set) {
-        router.use(path, item);
-        continue;
-      }
-      item.mountpath = path;
-      item.parent = this;
-      router.use(path, function mounted_app(req: Req, res: Res, next: Next) {
-        const orig = req.app;
-        item.handle(req, res, (err?: unknown) => {
-          Object.setPrototypeOf(req, orig.request);
-          Object.setPrototypeOf(res, orig.response);
-          next(err);
-        });
-      });
-      item.emit('mount', this);
-    }
-    return this;
   },
 
   route(this: Application, path: unknown) {

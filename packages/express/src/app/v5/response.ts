@@ -8,8 +8,8 @@
  * page, `res.links()` takes arrays, and `res.vary()` wants a field. A Content-Type mime-types
  * does not know reads back as false (as Node keeps it).
  */
-import { basename, extname, isAbsolute, resolve } from 'node:path';
-import { expressResponse, shareSendRoads, transferFile } from '../response.ts';
+import { basename, extname } from 'node:path';
+import { download, expressResponse, format, sendFile, shareSendRoads } from '../response.ts';
 import { encodeUrl, escapeHtml } from '../util.ts';
 import { contentType, disposition5, lookupType, send5 } from './libs.ts';
 
@@ -47,11 +47,6 @@ function normalizeType(type: string): string {
   return type.indexOf('/') !== -1 ? type.split(/ *; */)[0]! : lookupType(type) || 'application/octet-stream';
 }
 
-function httpError(status: number, props: Record<string, unknown>): Error {
-  const err = new Error(STATUS_CODES[status]);
-  Object.assign(err, { status, statusCode: status, expose: status < 500, name: `${(STATUS_CODES[status] ?? 'Error').replace(/\s/g, '')}Error` }, props);
-  return err;
-}
 
 /** Express 5's `res` members, over Express 4's. */
 export const expressResponse5: any = Object.create(expressResponse);
@@ -106,49 +101,14 @@ Object.assign(expressResponse5, {
   },
 
   sendFile(this: any, path: unknown, options?: any, callback?: (err?: any) => void) {
-    let done = callback;
-    let opts = options || {};
-    const next = this.req.next;
-    if (!path) throw new TypeError('path argument is required to res.sendFile');
-    if (typeof path !== 'string') throw new TypeError('path must be a string to res.sendFile');
-    if (typeof options === 'function') {
-      done = options;
-      opts = {};
-    }
-    if (!opts.root && !isAbsolute(path)) throw new TypeError('path must be absolute or specify root to res.sendFile');
-    opts.etag = this.app.enabled('etag');
-    const file = send5(this.req, encodeURI(path), opts);
-    transferFile(this, file, opts, (err?: any) => {
-      if (done) return done(err);
-      if (err && err.code === 'EISDIR') return next();
-      if (err && err.code !== 'ECONNABORTED' && err.syscall !== 'write') next(err);
+    // send 1.x, with the app's etag setting as Express 5 passes it.
+    sendFile(this, [path, options, callback], send5, (opts) => {
+      opts.etag = this.app.enabled('etag');
     });
   },
 
   download(this: any, path: string, filename?: any, options?: any, callback?: any) {
-    let done = callback;
-    let name = filename;
-    let opts = options || null;
-    if (typeof filename === 'function') {
-      done = filename;
-      name = null;
-      opts = null;
-    } else if (typeof options === 'function') {
-      done = options;
-      opts = null;
-    }
-    if (typeof filename === 'object' && (typeof options === 'function' || options === undefined)) {
-      name = null;
-      opts = filename;
-    }
-    const headers: Record<string, unknown> = { 'Content-Disposition': disposition5(basename(name || path)) };
-    if (opts?.headers) {
-      for (const key of Object.keys(opts.headers)) if (key.toLowerCase() !== 'content-disposition') headers[key] = opts.headers[key];
-    }
-    const sendOptions = Object.create(opts);
-    sendOptions.headers = headers;
-    const fullPath = !sendOptions.root ? resolve(path) : path;
-    return this.sendFile(fullPath, sendOptions, done);
+    return download(this, [path, filename, options, callback], (file) => disposition5(basename(file)));
   },
 
   type(this: any, type: string) {
@@ -157,20 +117,7 @@ Object.assign(expressResponse5, {
   },
 
   format(this: any, handlers: Record<string, (req: any, res: any, next: any) => void>) {
-    const req = this.req;
-    const next = req.next;
-    const keys = Object.keys(handlers).filter((v) => v !== 'default');
-    const key = keys.length > 0 ? req.accepts(keys) : false;
-    this.vary('Accept');
-    if (key) {
-      this.set('Content-Type', normalizeType(key));
-      handlers[key]!(req, this, next);
-    } else if (handlers.default) {
-      handlers.default(req, this, next);
-    } else {
-      next(httpError(406, { types: keys.map(normalizeType) }));
-    }
-    return this;
+    return format(this, handlers, normalizeType);
   },
 
   attachment(this: any, filename?: string) {
