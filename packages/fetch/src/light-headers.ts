@@ -2,9 +2,9 @@
  * A lighter `Headers` for apps that build their answers' headers themselves (Hono's
  * `c.header()`, `c.json()`): Node's own `Headers` checks every call through WebIDL conversions and
  * sorts its list on every iteration, which costs more than writing the headers does. A
- * `LightHeaders` keeps a `Map` of lower-case names to values (Set-Cookie lines in a list of their
- * own) with the same checks, normalization and iteration order as the Fetch spec gives `Headers`,
- * and `@velox/fetch` writes it from that map.
+ * `LightHeaders` keeps a flat list of lower-case names and values (Set-Cookie lines in a list of
+ * their own) with the same checks, normalization and iteration order as the Fetch spec gives `Headers`,
+ * and `@velox/fetch` writes it from that list.
  *
  * `installLightResponse()` (which `serve()` calls unless `lightResponse: false`) puts it in
  * `globalThis.Headers` beside `LightResponse`. Instances pass `instanceof Headers`, and built-in
@@ -48,7 +48,18 @@ function lowerName(name: unknown, method: string): string {
   return lower;
 }
 
+/**
+ * Values that passed as they are (nothing to trim, nothing refused): apps set the same few
+ * (`application/json`, their own constant headers) on every answer, and a lookup of a string whose
+ * hash V8 keeps costs less than reading its characters again. Short ones only, and a bounded
+ * number: a value that changes on every answer (an ETag) costs one lookup more.
+ */
+const checkedValues = new Set<string>();
+const MAX_CHECKED_VALUES = 1000;
+const MAX_CHECKED_VALUE_LENGTH = 128;
+
 function normalValue(value: unknown, method: string): string {
+  if (typeof value === 'string' && checkedValues.has(value)) return value;
   let text = `${value as string}`;
   const first = text.charCodeAt(0);
   const last = text.charCodeAt(text.length - 1);
@@ -56,6 +67,7 @@ function normalValue(value: unknown, method: string): string {
     text = text.replace(EDGE_SPACE, '');
   }
   if (badValue(text)) throw new TypeError(`Headers.${method}: ${JSON.stringify(text)} is an invalid header value.`);
+  if (text === value && text.length <= MAX_CHECKED_VALUE_LENGTH && checkedValues.size < MAX_CHECKED_VALUES) checkedValues.add(text);
   return text;
 }
 
@@ -63,16 +75,13 @@ function required(count: number, wanted: number, method: string): void {
   if (count < wanted) throw new TypeError(`Headers.${method}: ${wanted} argument${wanted === 1 ? '' : 's'} required, but ${count} found.`);
 }
 
-/** @internal What the writer reads of a LightHeaders: the joined values, and Set-Cookie lines apart. */
-export interface LightHeaderParts {
-  /** Lower-case name → value (repeated ones joined with `, `); no `set-cookie`. */
-  values: Map<string, string>;
-  /** Each Set-Cookie line, in order; undefined when there is none. */
-  cookies: string[] | undefined;
-}
+/** @internal The list of a LightHeaders: `[name, value, name, value, …]`, lower-case names, no `set-cookie`. */
+export let lightHeaderList: (headers: LightHeaders) => string[];
+/** @internal The Set-Cookie lines of a LightHeaders, in order; undefined when there is none. */
+export let lightCookies: (headers: LightHeaders) => string[] | undefined;
 
 /**
- * A `Headers` kept in a `Map`. Made by `new Headers(…)` once `installLightResponse()` ran, or
+ * A `Headers` kept in a flat list. Made by `new Headers(…)` once `installLightResponse()` ran, or
  * directly.
  * @example
  * ```ts
@@ -83,13 +92,23 @@ export interface LightHeaderParts {
  * ```
  */
 export class LightHeaders {
-  #values = new Map<string, string>();
+  /**
+   * `[name, value, name, value, …]`: lower-case names in the order they were first set, each
+   * once (repeated values joined with `, `), Set-Cookie apart. Answers carry a few headers: a
+   * scan of this list costs less than a `Map` (its making, hashing and iterators).
+   */
+  #list: string[] = [];
   #cookies: string[] | undefined = undefined;
+
+  static {
+    lightHeaderList = (headers) => headers.#list;
+    lightCookies = (headers) => headers.#cookies;
+  }
 
   constructor(init?: Init) {
     if (init === undefined) return;
     if (isLightHeaders(init)) {
-      for (const [name, value] of init.#values) this.#values.set(name, value);
+      this.#list = init.#list.slice();
       if (init.#cookies) this.#cookies = init.#cookies.slice();
       return;
     }
@@ -109,6 +128,13 @@ export class LightHeaders {
     for (const [name, value] of new NativeHeaders(init)) this.#append(name, value, 'append');
   }
 
+  /** Where the name's value is in the list, or -1. */
+  #find(key: string): number {
+    const list = this.#list;
+    for (let i = 0; i < list.length; i += 2) if (list[i] === key) return i + 1;
+    return -1;
+  }
+
   #append(name: unknown, value: unknown, method: string): void {
     const key = lowerName(name, method);
     const text = normalValue(value, method);
@@ -116,8 +142,9 @@ export class LightHeaders {
       (this.#cookies ??= []).push(text);
       return;
     }
-    const prev = this.#values.get(key);
-    this.#values.set(key, prev === undefined ? text : `${prev}, ${text}`);
+    const i = this.#find(key);
+    if (i < 0) this.#list.push(key, text);
+    else this.#list[i] = `${this.#list[i]}, ${text}`;
   }
 
   /** Adds a value (joined with `, ` to those the name has; a separate line for Set-Cookie). */
@@ -133,8 +160,13 @@ export class LightHeaders {
     required(arguments.length, 2, 'set');
     const key = lowerName(name, 'set');
     const text = normalValue(value, 'set');
-    if (key === 'set-cookie') this.#cookies = [text];
-    else this.#values.set(key, text);
+    if (key === 'set-cookie') {
+      this.#cookies = [text];
+      return;
+    }
+    const i = this.#find(key);
+    if (i < 0) this.#list.push(key, text);
+    else this.#list[i] = text;
   }
 
   /** Removes the name. */
@@ -142,8 +174,12 @@ export class LightHeaders {
     // biome-ignore lint/complexity/noArguments: WebIDL counts the arguments given, as Node's Headers does
     required(arguments.length, 1, 'delete');
     const key = lowerName(name, 'delete');
-    if (key === 'set-cookie') this.#cookies = undefined;
-    else this.#values.delete(key);
+    if (key === 'set-cookie') {
+      this.#cookies = undefined;
+      return;
+    }
+    const i = this.#find(key);
+    if (i >= 0) this.#list.splice(i - 1, 2);
   }
 
   /** The name's values joined with `, `, or null. */
@@ -152,8 +188,8 @@ export class LightHeaders {
     required(arguments.length, 1, 'get');
     const key = lowerName(name, 'get');
     if (key === 'set-cookie') return this.#cookies ? this.#cookies.join(', ') : null;
-    const value = this.#values.get(key);
-    return value === undefined ? null : value;
+    const i = this.#find(key);
+    return i < 0 ? null : this.#list[i]!;
   }
 
   /** Whether the name has a value. */
@@ -161,7 +197,7 @@ export class LightHeaders {
     // biome-ignore lint/complexity/noArguments: WebIDL counts the arguments given, as Node's Headers does
     required(arguments.length, 1, 'has');
     const key = lowerName(name, 'has');
-    return key === 'set-cookie' ? this.#cookies !== undefined : this.#values.has(key);
+    return key === 'set-cookie' ? this.#cookies !== undefined : this.#find(key) >= 0;
   }
 
   /** Each Set-Cookie value, in order. */
@@ -171,15 +207,12 @@ export class LightHeaders {
 
   /** [name, value] pairs sorted by name, each Set-Cookie apart, as the Fetch spec orders them. */
   #sorted(): [string, string][] {
-    const names = [...this.#values.keys()];
-    if (this.#cookies) names.push('set-cookie');
-    names.sort();
+    const list = this.#list;
     const pairs: [string, string][] = [];
-    for (const name of names) {
-      if (name === 'set-cookie') for (const cookie of this.#cookies!) pairs.push([name, cookie]);
-      else pairs.push([name, this.#values.get(name)!]);
-    }
-    return pairs;
+    for (let i = 0; i < list.length; i += 2) pairs.push([list[i]!, list[i + 1]!]);
+    if (this.#cookies) for (const cookie of this.#cookies) pairs.push(['set-cookie', cookie]);
+    // Names are unique apart from set-cookie, whose lines keep their order (the sort is stable).
+    return pairs.sort(byName);
   }
 
   /** Calls `callback(value, name, headers)` for each pair, in order. */
@@ -211,11 +244,6 @@ export class LightHeaders {
     return this.entries();
   }
 
-  /** @internal The map and the Set-Cookie lines themselves (read, never changed, by the writer). */
-  lightParts(): LightHeaderParts {
-    return { values: this.#values, cookies: this.#cookies };
-  }
-
   /** Both LightHeaders and built-in ones are Headers. */
   static [Symbol.hasInstance](value: unknown): boolean {
     return Function.prototype[Symbol.hasInstance].call(NativeHeaders, value);
@@ -223,8 +251,13 @@ export class LightHeaders {
 
   /** @internal */
   static isLight(value: unknown): value is LightHeaders {
-    return typeof value === 'object' && value !== null && #values in value;
+    return typeof value === 'object' && value !== null && #list in value;
   }
+}
+
+/** Sorts pairs by name, in code-unit order (as `Array.prototype.sort` orders strings). */
+function byName(a: [string, string], b: [string, string]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }
 
 /** True for a LightHeaders (brand check, not `instanceof`). */

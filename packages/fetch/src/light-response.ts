@@ -24,13 +24,17 @@ function isLightBody(body: unknown): body is string | Uint8Array | ArrayBuffer |
   return body == null || typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer;
 }
 
-/** @internal What the writer reads of a LightResponse that nothing materialized. */
-export interface LightParts {
-  status: number;
-  /** The init's headers as given (a record, a list of pairs or a Headers), or the Headers made since. */
-  headers: HeadersInit | undefined;
-  body: string | Uint8Array | ArrayBuffer | null;
-}
+/**
+ * @internal Whether a LightResponse still holds its parts (nothing made a built-in Response of
+ * it); then the writer reads them with the functions below, else it writes `nativeResponse()`.
+ */
+export let isLightOnly: (response: LightResponse) => boolean;
+/** @internal The status of a LightResponse. */
+export let lightStatus: (response: LightResponse) => number;
+/** @internal Its headers: the Headers made since, else the init's as given (a record, a list of pairs or a Headers). */
+export let lightHeaders: (response: LightResponse) => HeadersInit | undefined;
+/** @internal Its body as given. */
+export let lightBody: (response: LightResponse) => string | Uint8Array | ArrayBuffer | null;
 
 // The members LightResponse takes from the built-in Response at run time (see below).
 export interface LightResponse extends Omit<Response, 'status' | 'ok' | 'headers'> {}
@@ -53,6 +57,14 @@ export class LightResponse {
   #native: Response | undefined = undefined;
   /** Made by this class itself, not a subclass (whose members may answer otherwise). */
   #exact: boolean;
+
+  static {
+    // Read by the writer without an object of parts per answer.
+    isLightOnly = (response) => response.#native === undefined;
+    lightStatus = (response) => response.#status;
+    lightHeaders = (response) => response.#headers ?? response.#init?.headers;
+    lightBody = (response) => response.#body;
+  }
 
   constructor(body?: BodyInit, init?: ResponseInit) {
     this.#exact = new.target === LightResponse;
@@ -93,11 +105,6 @@ export class LightResponse {
     return (this.#headers = headers);
   }
 
-  /** @internal The parts as given, or undefined once a built-in Response was made (then write that). */
-  lightParts(): LightParts | undefined {
-    if (this.#native) return undefined;
-    return { status: this.#status, headers: this.#headers ?? this.#init?.headers, body: this.#body };
-  }
 
   /** @internal */
   nativeResponse(): Response {

@@ -10,11 +10,22 @@
 import { Readable } from 'node:stream';
 import { PreparedHeader, type Response as VeloxResponse } from '@velox/core';
 import { FetchErrorCodes, fetchError } from './errors.ts';
-import { isLightHeaders } from './light-headers.ts';
-import { isLightResponse, type LightParts } from './light-response.ts';
+import * as lightHeaderParts from './light-headers.ts';
+import * as lightResponseParts from './light-response.ts';
 
 const NativeResponse = globalThis.Response;
 const NativeHeaders = globalThis.Headers;
+
+// Module-local copies of what is read per answer: V8 reads an imported binding from its module
+// cell on every use, even in optimised code, where a local constant is folded in.
+const isLightHeaders = lightHeaderParts.isLightHeaders;
+const lightHeaderList = lightHeaderParts.lightHeaderList;
+const lightCookies = lightHeaderParts.lightCookies;
+const isLightResponse = lightResponseParts.isLightResponse;
+const isLightOnly = lightResponseParts.isLightOnly;
+const lightStatus = lightResponseParts.lightStatus;
+const lightHeaders = lightResponseParts.lightHeaders;
+const lightBody = lightResponseParts.lightBody;
 
 /** Where Node's Response (undici) keeps its state, `{ body: { source, stream, length } | null }`. */
 const kState: symbol | undefined = (() => {
@@ -51,8 +62,7 @@ export function sendResponse(res: VeloxResponse, response: Response): void | Pro
   // A LightResponse (most answers, under serve()) is recognized by its prototype first: the
   // walk of instanceof along its prototype chain is only needed for anything else.
   if (isLightResponse(response)) {
-    const parts = response.lightParts();
-    if (parts !== undefined) return writeLight(res, parts);
+    if (isLightOnly(response)) return writeLight(res, response);
     response = response.nativeResponse();
   } else if (!(response instanceof NativeResponse)) {
     throw fetchError(FetchErrorCodes.BAD_RESPONSE, `The fetch handler must return a Response, got ${describe(response)}`);
@@ -216,22 +226,25 @@ function setSeen(res: VeloxResponse, key: string, value: string): void {
 }
 
 /** A LightResponse nothing materialized: its status, headers and body as given. */
-function writeLight(res: VeloxResponse, parts: LightParts): void {
+function writeLight(res: VeloxResponse, response: lightResponseParts.LightResponse): void {
   if (res.aborted) return;
-  if (parts.status !== 200 || res.statusCode !== 200) res.statusCode = parts.status;
-  const body = parts.body;
+  const status = lightStatus(response);
+  if (status !== 200 || res.statusCode !== 200) res.statusCode = status;
+  const body = lightBody(response);
   let typed = false;
-  const headers = parts.headers;
+  const headers = lightHeaders(response);
   if (headers !== undefined) {
     if (isLightHeaders(headers)) {
-      // Names lower-case and values checked already: straight from its map.
-      const { values, cookies } = headers.lightParts();
-      for (const [name, value] of values) {
+      // Names lower-case and values checked already: straight from its list.
+      const list = lightHeaderList(headers);
+      for (let i = 0; i < list.length; i += 2) {
+        const name = list[i]!;
         if (name === 'content-type') {
           typed = true;
-          setType(res, value);
-        } else setSeen(res, name, value);
+          setType(res, list[i + 1]!);
+        } else setSeen(res, name, list[i + 1]!);
       }
+      const cookies = lightCookies(headers);
       if (cookies) res.set('set-cookie', cookies.length === 1 ? cookies[0]! : cookies);
     } else if (headers instanceof NativeHeaders) {
       // A Headers hands out lower-case names and normalized values already.
