@@ -20,7 +20,7 @@ import type { HttpResponse } from '@based/uws';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
-import { kAbort, kCork, kUnreadBody } from './symbols.ts';
+import { kAbort, kCork, kUnreadBody, kUres } from './symbols.ts';
 
 /** Buffer's UTF-8 decoder, which reads any Uint8Array: what `buffer.toString()` calls. */
 const utf8Slice = (Buffer.prototype as unknown as { utf8Slice: (this: Uint8Array, start: number, end: number) => string }).utf8Slice;
@@ -68,7 +68,6 @@ export const enum LingerEnd {
 }
 
 export class Body {
-  private declare _ures: HttpResponse;
   private declare _res: Response;
   private declare _chunks: Buffer[];
   private declare _queued: number;
@@ -90,8 +89,8 @@ export class Body {
 
   constructor(ures: HttpResponse, res: Response, expectedLength: number) {
     // Assigned here, and the fields only declared (no private fields either): no field
-    // initializer function runs before the constructor, which V8 does not inline.
-    this._ures = ures;
+    // initializer function runs before the constructor, which V8 does not inline. uWS's response
+    // is not kept: the Response holds it (one field fewer in every body reader).
     this._res = res;
     this._chunks = NO_CHUNKS;
     this._queued = 0;
@@ -100,7 +99,9 @@ export class Body {
     this._paused = false;
     this._mode = Mode.Idle;
     this._error = undefined;
-    this._limit = Infinity;
+    // Set by read() before anything compares with it. A whole number from the start: Infinity
+    // would make the field a double, boxed in a heap number of its own for every body.
+    this._limit = 0;
     this._as = As.Buffer;
     this._resolve = undefined;
     this._reject = undefined;
@@ -108,7 +109,8 @@ export class Body {
     this._linger = undefined;
     this.overflowed = false;
     this.expectedLength = expectedLength;
-    ures.onData((chunk, isLast) => this._onData(chunk, isLast));
+    // A bound method rather than an arrow function: no context object to hold `this` besides the function.
+    ures.onData(this._onData.bind(this));
   }
 
   /** Reads the whole body, as a Buffer, a string or parsed JSON. */
@@ -338,13 +340,13 @@ export class Body {
   private _pause(): void {
     if (this._paused || this._done) return;
     this._paused = true;
-    this._ures.pause();
+    this._res[kUres].pause();
   }
 
   private _resume(): void {
     if (!this._paused) return;
     this._paused = false;
-    this._ures.resume();
+    this._res[kUres].resume();
   }
 }
 

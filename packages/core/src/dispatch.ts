@@ -221,7 +221,8 @@ function settle(life: Lifecycle, req: Request, res: Response, ures: HttpResponse
 function goAsync(life: Lifecycle, req: Request, res: Response, ures: HttpResponse): void {
   res[kDetach]();
   req[kDetach]();
-  ures.onAborted(() => life.abort(req, res));
+  // Bound rather than an arrow function: one object for uWS to keep, not a closure and its context.
+  ures.onAborted(life.abort.bind(life, req, res));
   life.track(res);
 }
 
