@@ -578,5 +578,6 @@ export function createApplication(flavor: Flavor = express4): Application {
   // The settings as the response reads them per request (the app, a function with Express's
   // members mixed in, is a slow object to look a property up on; its response prototype is not).
   Object.defineProperty(application.response, kAppSettings, { value: application.settings, configurable: true });
+  Object.defineProperty(application.request, kAppSettings, { value: application.settings, configurable: true });
   return application;
 }

@@ -5,6 +5,7 @@
  * removed `req.param()` is gone.
  */
 import { expressRequest } from '../request.ts';
+import { kAppSettings } from '../response.ts';
 
 /** The query string as parseurl gives it: null without a '?', else the text after it. */
 function queryText(req: any): string | null {
@@ -19,7 +20,8 @@ function queryText(req: any): string | null {
 export const expressRequest5: any = Object.create(expressRequest, {
   query: {
     get(this: any) {
-      const parse = this.app.get('query parser fn') as ((text: string | null) => unknown) | undefined;
+      // The settings object (with its parents' beneath): what app.get() reads, without its walk.
+      const parse = (this[kAppSettings] ?? this.app.settings)['query parser fn'] as ((text: string | null) => unknown) | undefined;
       if (!parse) return Object.create(null);
       return parse(queryText(this));
     },
