@@ -46,8 +46,19 @@ export function requestUrl(req: VeloxRequest): string {
     lastHost = host;
     lastScheme = scheme;
     lastOrigin = origin;
+    lastTarget = undefined;
   }
-  if (origin !== undefined && plainTarget(target)) return origin + target;
+  if (origin !== undefined) {
+    // (origin is lastOrigin here.) The same target as the last request's: the URL made then,
+    // already flat (the app's first read of it flattened it), with no character read again.
+    if (target === lastTarget) return lastUrl!;
+    const url = origin + target;
+    if (plainTarget(url, origin.length)) {
+      lastTarget = target;
+      lastUrl = url;
+      return url;
+    }
+  }
   return parse(scheme, host, target);
 }
 
@@ -55,23 +66,31 @@ export function requestUrl(req: VeloxRequest): string {
 let lastHost: string | undefined;
 let lastScheme: string | undefined;
 let lastOrigin: string | undefined;
+/** The last plain target seen with `lastOrigin`, and the URL made of them. */
+let lastTarget: string | undefined;
+let lastUrl: string | undefined;
 
 /** The characters of {@link PLAIN_TARGET}, by code. */
 const PLAIN_CHAR = new Uint8Array(128);
 for (let c = 0; c < 128; c++) PLAIN_CHAR[c] = PLAIN_TARGET.test(`/${String.fromCharCode(c)}`) ? 1 : 0;
 
-/** A target the URL serializer returns unchanged: {@link PLAIN_TARGET} without a {@link DOT_SEGMENT}, read in one pass. */
-function plainTarget(target: string): boolean {
-  const length = target.length;
-  if (length === 0 || target.charCodeAt(0) !== 47) return false;
+/**
+ * Whether the target in `url` from `start` on is one the URL serializer returns unchanged:
+ * {@link PLAIN_TARGET} without a {@link DOT_SEGMENT}, read in one pass. Read from the URL rather
+ * than the target: the target is often a concatenation (path, `?`, query) that every character
+ * read would walk, where the first read of the URL flattens it once, as the app's reads would.
+ */
+function plainTarget(url: string, start: number): boolean {
+  const length = url.length;
+  if (length === start || url.charCodeAt(start) !== 47) return false;
   let suspect = false;
-  for (let i = 1; i < length; i++) {
-    const c = target.charCodeAt(i);
+  for (let i = start + 1; i < length; i++) {
+    const c = url.charCodeAt(i);
     if (c >= 128 || PLAIN_CHAR[c] === 0) return false;
     // A `.` after a `/`, or an escape (perhaps `%2e`): the rare case, left to the regex.
-    if (c === 37 || (c === 46 && target.charCodeAt(i - 1) === 47)) suspect = true;
+    if (c === 37 || (c === 46 && url.charCodeAt(i - 1) === 47)) suspect = true;
   }
-  return !suspect || !DOT_SEGMENT.test(target);
+  return !suspect || !DOT_SEGMENT.test(url.slice(start));
 }
 
 /** The host through a trusted proxy: core decided whether to believe X-Forwarded-Host (its `hostname`); keep its port. */

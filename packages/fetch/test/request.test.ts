@@ -58,6 +58,35 @@ describe('the lazy Request', () => {
     expect(urls).toEqual(['http://example.com:8080/b/c?x=%41', 'http://[::1]/caf%C3%A9|%7B%7D']);
   });
 
+  it('gives each request its own URL when targets and hosts repeat or change (the last URL is reused)', async () => {
+    const urls: string[] = [];
+    const { port } = await served((request) => {
+      urls.push(request.url);
+      return new Response('ok');
+    });
+    const sent: [string, string][] = [
+      ['/a?x=1', 'one:1'],
+      ['/a?x=1', 'one:1'],
+      ['/a?x=2', 'one:1'],
+      ['/a?x=2', 'two:2'],
+      ['/a/./b', 'two:2'],
+      ['/a/./b', 'two:2'],
+      ['/a?x=2', 'two:2'],
+      ['/a?x=2', 'one:1'],
+    ];
+    for (const [target, host] of sent) await raw(port, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    expect(urls).toEqual([
+      'http://one:1/a?x=1',
+      'http://one:1/a?x=1',
+      'http://one:1/a?x=2',
+      'http://two:2/a?x=2',
+      'http://two:2/a/b',
+      'http://two:2/a/b',
+      'http://two:2/a?x=2',
+      'http://one:1/a?x=2',
+    ]);
+  });
+
   it('builds https URLs on a TLS-less server only through a trusted proxy (trustProxy)', async () => {
     const urls: string[] = [];
     const fetchApp = (request: Request) => {
