@@ -11,7 +11,7 @@ import type { Request } from './request.ts';
 import type { Response } from './response.ts';
 import type { Config } from './options.ts';
 import type { Server } from './server.ts';
-import { kAbort, kHasListeners, kInflight, kNextInflight, kPrevInflight } from './symbols.ts';
+import { kAbort, kHasListeners, kNextInflight, kPrevInflight } from './symbols.ts';
 import type { ErrorHandler, ErrorMiddleware, Handler, HookName, Hooks } from './types.ts';
 
 /** The server's hooks, by name, in the order added. */
@@ -91,7 +91,9 @@ export class Lifecycle {
 
   /** The response was sent, or the client left. */
   finished(req: Request, res: Response, aborted: boolean): void {
-    if (res[kInflight] && this.#untrack(res) === 0) this.#drained?.();
+    // On the in-flight list: after another response, or at its head. (A flag of its own would be
+    // one more field in every response.)
+    if ((res[kPrevInflight] !== null || this.#inflight === res) && this.#untrack(res) === 0) this.#drained?.();
     if (!aborted) {
       const hooks = this.hooks.onResponse;
       for (let i = 0; i < hooks.length; i++) {
@@ -119,7 +121,6 @@ export class Lifecycle {
   /** Puts a response that went async on the in-flight list. */
   track(res: Response): void {
     const head = this.#inflight;
-    res[kInflight] = true;
     res[kPrevInflight] = null;
     res[kNextInflight] = head;
     if (head) head[kPrevInflight] = res;
@@ -134,7 +135,6 @@ export class Lifecycle {
     if (prev) prev[kNextInflight] = next;
     else this.#inflight = next;
     if (next) next[kPrevInflight] = prev;
-    res[kInflight] = false;
     res[kPrevInflight] = res[kNextInflight] = null;
     return --this.#inflightCount;
   }

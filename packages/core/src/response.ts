@@ -21,7 +21,7 @@ import { clearCookie, type CookieOptions, setCookie } from './response-cookies.t
 import { type StreamOptions, streamTo } from './response-stream.ts';
 import * as write from './response-write.ts';
 import * as symbols from './symbols.ts';
-import { kAbort, kCloseAfter, kCork, kDetach, kEndVia, kFinish, kInflight, kNextInflight, kPrevInflight, kReplaced } from './symbols.ts';
+import { kAbort, kCloseAfter, kCork, kDetach, kEndVia, kFinish, kNextInflight, kPrevInflight, kReplaced } from './symbols.ts';
 
 // What the methods use of response-write.ts and symbols.ts, as module-local constants (the symbols
 // that only name members are imported as usual): V8 folds those into the optimised code, where it
@@ -89,9 +89,7 @@ export class Response extends LazyEmitter {
   [kHooked] = false;
   [kHold]: Hold | null = null;
   [kDeclared]: write.DeclaredBody | null = null;
-  /** @internal The lifecycle's list of responses in progress. */
-  [kInflight] = false;
-  /** @internal */
+  /** @internal The lifecycle's list of responses in progress (no flag of its own: see Lifecycle.finished). */
   [kPrevInflight]: Response | null = null;
   /** @internal */
   [kNextInflight]: Response | null = null;

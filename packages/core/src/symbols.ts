@@ -33,8 +33,7 @@ export const kCloseAfter: unique symbol = Symbol('velox.closeAfter');
 export const kCork: unique symbol = Symbol('velox.cork');
 /** True when someone listens to the emitter (a cheap check before emitting). */
 export const kHasListeners: unique symbol = Symbol('velox.hasListeners');
-/** The lifecycle's intrusive list of responses in progress. */
-export const kInflight: unique symbol = Symbol('velox.inflight');
+/** The lifecycle's intrusive list of responses in progress (a response is on it when it has a previous one, or is its head). */
 export const kPrevInflight: unique symbol = Symbol('velox.prevInflight');
 export const kNextInflight: unique symbol = Symbol('velox.nextInflight');
 
