@@ -50,6 +50,15 @@ const { STATUS_CODES } = process.getBuiltinModule('node:http');
 const RESOLVED = Promise.resolve();
 
 /**
+ * The header list of a response whose only header is the content type json() set. Written as a
+ * literal, V8 keeps its storage copy-on-write, and `slice()` then makes an array that shares it
+ * until something changes it: one object per response instead of two. (Not for send()'s text:
+ * there the copy costs more instructions than the bytes it saves.)
+ */
+const JSON_ONLY: HeaderList = ['content-type', 'application/json; charset=utf-8'];
+if (JSON_ONLY[1] !== TYPES.json) throw new Error('response.ts: JSON_ONLY must match TYPES.json');
+
+/**
  * The response, handed to every middleware and handler. Every write is corked; writes after
  * the client left are dropped quietly.
  *
@@ -338,7 +347,8 @@ export class Response extends LazyEmitter {
    */
   json(value: unknown): this {
     const text = JSON.stringify(value);
-    putHeader(this, 'content-type', TYPES.json!, false);
+    if (this[kHeaders] === null) this[kHeaders] = JSON_ONLY.slice();
+    else putHeader(this, 'content-type', TYPES.json!, false);
     this.#finish(text ?? 'null');
     return this;
   }
