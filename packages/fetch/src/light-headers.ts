@@ -71,8 +71,9 @@ function normalValue(value: unknown, method: string): string {
   return text;
 }
 
-function required(count: number, wanted: number, method: string): void {
-  if (count < wanted) throw new TypeError(`Headers.${method}: ${wanted} argument${wanted === 1 ? '' : 's'} required, but ${count} found.`);
+/** Throws the TypeError of a call with fewer arguments than `wanted` (the caller compared the count: no call on the common path). */
+function required(count: number, wanted: number, method: string): never {
+  throw new TypeError(`Headers.${method}: ${wanted} argument${wanted === 1 ? '' : 's'} required, but ${count} found.`);
 }
 
 /** @internal The list of a LightHeaders: `[name, value, name, value, …]`, lower-case names, no `set-cookie`. */
@@ -150,14 +151,14 @@ export class LightHeaders {
   /** Adds a value (joined with `, ` to those the name has; a separate line for Set-Cookie). */
   append(name: string, value: string): void {
     // biome-ignore lint/complexity/noArguments: WebIDL counts the arguments given, as Node's Headers does
-    required(arguments.length, 2, 'append');
+    if (arguments.length < 2) required(arguments.length, 2, 'append');
     this.#append(name, value, 'append');
   }
 
   /** Replaces the name's values with this one. */
   set(name: string, value: string): void {
     // biome-ignore lint/complexity/noArguments: WebIDL counts the arguments given, as Node's Headers does
-    required(arguments.length, 2, 'set');
+    if (arguments.length < 2) required(arguments.length, 2, 'set');
     const key = lowerName(name, 'set');
     const text = normalValue(value, 'set');
     if (key === 'set-cookie') {
@@ -172,7 +173,7 @@ export class LightHeaders {
   /** Removes the name. */
   delete(name: string): void {
     // biome-ignore lint/complexity/noArguments: WebIDL counts the arguments given, as Node's Headers does
-    required(arguments.length, 1, 'delete');
+    if (arguments.length < 1) required(arguments.length, 1, 'delete');
     const key = lowerName(name, 'delete');
     if (key === 'set-cookie') {
       this.#cookies = undefined;
@@ -185,7 +186,7 @@ export class LightHeaders {
   /** The name's values joined with `, `, or null. */
   get(name: string): string | null {
     // biome-ignore lint/complexity/noArguments: WebIDL counts the arguments given, as Node's Headers does
-    required(arguments.length, 1, 'get');
+    if (arguments.length < 1) required(arguments.length, 1, 'get');
     const key = lowerName(name, 'get');
     if (key === 'set-cookie') return this.#cookies ? this.#cookies.join(', ') : null;
     const i = this.#find(key);
@@ -195,7 +196,7 @@ export class LightHeaders {
   /** Whether the name has a value. */
   has(name: string): boolean {
     // biome-ignore lint/complexity/noArguments: WebIDL counts the arguments given, as Node's Headers does
-    required(arguments.length, 1, 'has');
+    if (arguments.length < 1) required(arguments.length, 1, 'has');
     const key = lowerName(name, 'has');
     return key === 'set-cookie' ? this.#cookies !== undefined : this.#find(key) >= 0;
   }

@@ -204,6 +204,47 @@ describe('LightHeaders', () => {
     expect(await wire('/created')).toEqual({ status: '201', types: ['content-type: application/json'], body: '{"made":true}' });
   });
 
+  it("writes the app's headers over those a Velox middleware set, keeps the middleware's others and its reason phrase, on repeated answers alike", async () => {
+    const hono = new Hono()
+      .get('/json/*', (c) => {
+        c.header('x-powered', 'velox');
+        return c.json({ a: 1 });
+      })
+      .get('/typed/*', (c) => c.json({ b: 2 }))
+      .get('/text/*', () => new Response('t'));
+    const app = veloxServer();
+    app.use((req, res, next) => {
+      if (req.path.endsWith('/type')) res.set('content-type', 'text/html');
+      if (req.path.endsWith('/powered')) res.set('x-powered', 'middleware');
+      if (req.path.endsWith('/other')) res.set('x-other', '1');
+      if (req.path.endsWith('/status')) res.status(203);
+      if (req.path.endsWith('/reason')) res.statusMessage = 'Fine';
+      next();
+    });
+    app.all('/*', fetchHandler(hono.fetch));
+    const { port } = await app.listen(0, '127.0.0.1');
+    const wire = async (path: string) => {
+      const { text } = await raw(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const head = text.slice(0, text.indexOf('\r\n\r\n'));
+      const lines = head.split('\r\n').filter((line) => /^(content-type|x-powered|x-other):/i.test(line));
+      return { status: head.slice(9, head.indexOf('\r\n')), lines, body: text.slice(text.indexOf('\r\n\r\n') + 4) };
+    };
+    const json = { status: '200 OK', lines: ['content-type: application/json', 'x-powered: velox'], body: '{"a":1}' };
+    for (let i = 0; i < 3; i++) expect(await wire('/json/a')).toEqual(json);
+    for (const route of ['/json', '/typed', '/text']) {
+      const plain = await wire(`${route}/a`);
+      expect(await wire(`${route}/a`)).toEqual(plain);
+      // The app's headers replace the middleware's; the middleware's others stay; its status is replaced, its reason kept.
+      const type = plain.lines.find((line) => line.startsWith('content-type'));
+      expect((await wire(`${route}/type`)).lines.sort()).toEqual(plain.lines.slice().sort());
+      expect((await wire(`${route}/powered`)).lines.sort()).toEqual(route === '/json' ? plain.lines.slice().sort() : [type, 'x-powered: middleware']);
+      expect((await wire(`${route}/other`)).lines).toEqual(['x-other: 1', ...plain.lines]);
+      expect(await wire(`${route}/status`)).toEqual(plain);
+      expect(await wire(`${route}/reason`)).toEqual({ ...plain, status: '200 Fine' });
+      expect(await wire(`${route}/a`)).toEqual(plain);
+    }
+  });
+
   it('leaves the built-in Headers in place with lightResponse: false', async () => {
     const { url } = await served(() => new Response(`${Object.getPrototypeOf(new Headers()) === LightHeaders.prototype}`), { lightResponse: false });
     expect(globalThis.Headers).toBe(BuiltinHeaders);
