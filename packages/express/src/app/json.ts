@@ -13,7 +13,7 @@
  */
 import { Readable } from 'node:stream';
 import bytes from 'bytes';
-import { parsers } from './libs.ts';
+import { type ParserFactory, parsers } from './libs.ts';
 import type { Next, Req, Res } from './router.ts';
 
 /** The Content-Type values read here (lower-case); any other goes to body-parser. */
@@ -47,7 +47,18 @@ function replayOf(req: Req, text: string): Readable & Record<string, unknown> {
  * ```
  */
 export function jsonParser(options?: Record<string, any>): (req: Req, res: Res, next: Next) => void {
-  const slow = parsers.json(options);
+  return quickJson(parsers.json, true, options);
+}
+
+/**
+ * @internal `express.json()` of either major: `factory` is that major's body-parser json (1.x or
+ * 2.x), which gets every request the short road does not take. Both read the short road's
+ * requests alike (the default type and limit, strict's first-character rule, `{}` for an empty
+ * body, a UTF-8 byte order mark dropped, errors from the parser itself). `presetBody`: body-parser
+ * 1 sets `req.body` to `{}` before it reads (2.x leaves it as it is until the parse succeeds).
+ */
+export function quickJson(factory: ParserFactory, presetBody: boolean, options?: Record<string, any>): (req: Req, res: Res, next: Next) => void {
+  const slow = factory(options);
   const opts = options ?? {};
   const limit = opts.limit === undefined || opts.limit === null ? 102400 : bytes.parse(opts.limit);
   const quick = typeof limit === 'number' && opts.verify === undefined && (opts.type === undefined || opts.type === 'application/json');
@@ -71,7 +82,7 @@ export function jsonParser(options?: Record<string, any>): (req: Req, res: Res, 
     ) {
       return slow(req, res, next);
     }
-    req.body = req.body || {};
+    if (presetBody) req.body = req.body || {};
     req._body = true;
     quickReads++;
     req.text().then(
