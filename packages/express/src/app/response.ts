@@ -40,7 +40,7 @@ export function setCoreResponse(proto: object): void {
  * EISDIR for a directory, ECONNABORTED when the client left before the file went out, send's
  * error (ENOENT, 403, 416…), or nothing when it was sent.
  */
-export function transferFile(res: any, file: any, options: any, callback: (err?: any) => void): void {
+function transferFile(res: any, file: any, options: any, callback: (err?: any) => void): void {
   let done = false;
   let streaming: boolean | undefined;
   const finish = (err?: any) => {
@@ -95,7 +95,7 @@ onMimeDefine.add(() => {
 });
 
 /** True for `Content-Type` in any case (the usual spellings compared first, without a new string). */
-function isContentType(field: string): boolean {
+export function isContentType(field: string): boolean {
   return field === 'Content-Type' || field === 'content-type' || (field.length === 12 && field.toLowerCase() === 'content-type');
 }
 

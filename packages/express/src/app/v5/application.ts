@@ -3,8 +3,8 @@
  * 5's own (router 2.x, made on first use and exposed as `app.router`), `app.handle` sets the
  * request up itself (no `query` and `expressInit` layers), the `simple` query parser by default,
  * settings and caches without a prototype, `app.all` naming every method, errors of `listen()`
- * handed to its callback (`use()` is Express 4's, on this router), and Express 4's removed members (`app.del`, `app.param(fn)`,
- * `app._router`, `app.lazyrouter`) gone.
+ * handed to its callback, and Express 4's removed members (`app.del`, `app.param(fn)`,
+ * `app._router`, `app.lazyrouter`) gone. `use()` is Express 4's, on this router.
  */
 import { type Application, app as app4, builtOn, compileQueryParser, finalOf, listen } from '../application.ts';
 import { setPoweredBy } from '../response.ts';
@@ -40,14 +40,16 @@ Object.assign(app5, {
 
   set(this: Application, ...args: [string, unknown?]) {
     if (args.length === 1) return this.settings[args[0]];
-    app4.set.call(this, args[0], args[1]);
-    if (args[0] === 'query parser') this.settings['query parser fn'] = compileQueryParser(args[1], undefined);
+    if (args[0] !== 'query parser') return app4.set.call(this, args[0], args[1]);
+    // Express 5's `false`: no parser at all (req.query is then an empty object without prototype).
+    this.settings['query parser'] = args[1];
+    this.settings['query parser fn'] = compileQueryParser(args[1], undefined);
     return this;
   },
 
   handle(this: Application, req: Req, res: Res, callback?: Next) {
     const done = callback || finalOf(this, req, res);
-    if (this.settings['x-powered-by'] ?? this.enabled('x-powered-by')) setPoweredBy(res);
+    if (this.settings['x-powered-by']) setPoweredBy(res);
     req.res = res;
     res.req = req;
     if (!builtOn(req, this.request)) Object.setPrototypeOf(req, this.request);

@@ -9,7 +9,7 @@
  * does not know reads back as false (as Node keeps it).
  */
 import { basename, extname } from 'node:path';
-import { download, expressResponse, format, sendFile, shareSendRoads } from '../response.ts';
+import { download, expressResponse, format, isContentType, sendFile, shareSendRoads } from '../response.ts';
 import { encodeUrl, escapeHtml } from '../util.ts';
 import { contentType, disposition5, lookupType, send5 } from './libs.ts';
 
@@ -37,16 +37,10 @@ function fullType(value: string): string | false {
   return type;
 }
 
-/** True for `Content-Type` in any case. */
-function isContentType(field: string): boolean {
-  return field === 'Content-Type' || field === 'content-type' || (field.length === 12 && field.toLowerCase() === 'content-type');
-}
-
 /** Express 5's normalizeType: a full type as given (parameters dropped), an extension looked up. */
 function normalizeType(type: string): string {
   return type.indexOf('/') !== -1 ? type.split(/ *; */)[0]! : lookupType(type) || 'application/octet-stream';
 }
-
 
 /** Express 5's `res` members, over Express 4's. */
 export const expressResponse5: any = Object.create(expressResponse);
@@ -112,7 +106,7 @@ Object.assign(expressResponse5, {
   },
 
   type(this: any, type: string) {
-    const ct = type.indexOf('/') === -1 ? contentType(type) || 'application/octet-stream' : type;
+    const ct = type.indexOf('/') === -1 ? fullType(type) || 'application/octet-stream' : type;
     return this.set('Content-Type', ct);
   },
 
