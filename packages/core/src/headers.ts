@@ -157,8 +157,14 @@ const checkedNames = new Map<string, string>();
 
 /** Checks a header name (an HTTP token) and returns it lower-case. */
 export function checkName(name: string): string {
-  const known = checkedNames.get(name);
-  if (known !== undefined) return known;
+  // Kept this small so that V8 inlines it into its callers: as one function, the hot path (a
+  // name checked before) ran in the interpreter on Node 22, called from the optimized handler
+  // (about 390 instructions per res.set() under callgrind).
+  return checkedNames.get(name) ?? checkNewName(name);
+}
+
+/** Checks a name not seen before, and remembers it. */
+function checkNewName(name: string): string {
   if (typeof name !== 'string' || !TOKEN.test(name)) {
     throw new VeloxError(ErrorCodes.INVALID_HEADER, `Invalid header name: ${JSON.stringify(name)}`, { status: 500 });
   }
