@@ -116,4 +116,35 @@ describe('LightResponse', () => {
     // A value core refuses (a control character) is refused every time, prepared or not.
     expect(seen).toEqual(['a', 'a', 'a', 'b', 'b', 500]);
   });
+
+  it('writes the headers of its init whatever their kind: records of any prototype, lists of pairs, Headers', async () => {
+    const noProto = Object.assign(Object.create(null) as Record<string, string>, { 'X-Kind': 'null-prototype' });
+    const inherited = Object.assign(Object.create({ 'x-inherited': 'yes' }) as Record<string, string>, { 'X-Kind': 'inherited' });
+    const inits: Record<string, ConstructorParameters<typeof Headers>[0]> = {
+      record: { 'Content-Type': 'application/json', 'X-Kind': ' record ' },
+      noProto,
+      inherited,
+      pairs: [['X-Kind', 'pairs'], ['Content-Type', 'text/html; charset=UTF-8']],
+      light: new LightHeaders({ 'x-kind': 'light' }) as unknown as Headers,
+      native: new Builtin('', { headers: { 'x-kind': 'native' } }).headers,
+    };
+    const { url } = await served((request) => {
+      const init = inits[new URL(request.url).pathname.slice(1)];
+      return new LightResponse('body', { headers: init }) as unknown as Response;
+    });
+    const seen: Record<string, unknown> = {};
+    for (const kind of Object.keys(inits)) {
+      const answer = await get(`${url}/${kind}`);
+      seen[kind] = [answer.status, answer.headers.get('x-kind'), answer.headers.get('content-type'), answer.headers.get('x-inherited')];
+    }
+    expect(seen).toEqual({
+      record: [200, 'record', 'application/json', null],
+      noProto: [200, 'null-prototype', 'text/plain;charset=UTF-8', null],
+      // Written as before: a for-in over the record, inherited names too.
+      inherited: [200, 'inherited', 'text/plain;charset=UTF-8', 'yes'],
+      pairs: [200, 'pairs', 'text/html; charset=UTF-8', null],
+      light: [200, 'light', 'text/plain;charset=UTF-8', null],
+      native: [200, 'native', 'text/plain;charset=UTF-8', null],
+    });
+  });
 });
