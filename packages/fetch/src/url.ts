@@ -5,7 +5,7 @@
  * string concatenation; anything else goes through the WHATWG URL parser, which normalizes it
  * (dot segments, percent-encoding, upper-case hosts) or refuses it.
  */
-import type { Server, ServerConfig, Request as VeloxRequest } from '@velox/core';
+import type { Request as VeloxRequest } from '@velox/core';
 import { FetchErrorCodes, fetchError } from './errors.ts';
 
 /** A target the URL serializer returns unchanged: `/`, then unreserved, sub-delims, `:@/?%` (no `#`, no `\`). */
@@ -26,7 +26,7 @@ const HOST_BREAK = /[/?#@\\\s]/;
  * ```
  */
 export function requestUrl(req: VeloxRequest): string {
-  const config = configOf(req.server);
+  const config = req.server.config;
   let scheme: string;
   let host: string;
   if (config.trust === undefined) {
@@ -60,23 +60,6 @@ export function requestUrl(req: VeloxRequest): string {
     }
   }
   return parse(scheme, host, target);
-}
-
-/** The server of the last request and its config, which a server never changes once it was read. */
-let lastServer: Server | undefined;
-let lastConfig: ServerConfig | undefined;
-
-/**
- * The server's config, read again only when the server changes: `server.config` is a getter
- * that runs unoptimized (its early return spends too little of V8's budget for it to be
- * compiled), about 250 instructions a request.
- */
-function configOf(server: Server): ServerConfig {
-  if (server !== lastServer) {
-    lastConfig = server.config;
-    lastServer = server;
-  }
-  return lastConfig!;
 }
 
 /** The last plain host seen, its scheme and `scheme://host`. */
