@@ -69,8 +69,13 @@ export function putHeader(res: Response, key: string, value: HeaderValue, replac
     return;
   }
   const i = indexOfHeader(list, key);
-  if (i < 0) list.push(key, value);
-  else if (replace) list[i + 1] = value;
+  if (i >= 0) {
+    if (replace) list[i + 1] = value;
+  } else if (list.length === 2) {
+    // The second header (most often the content type send() adds to one the app set): a new list
+    // of four. A push would give the list storage for 19 entries, copied over (~170 bytes).
+    res[kHeaders] = [list[0]!, list[1]!, key, value];
+  } else list.push(key, value);
 }
 
 /** All headers set so far, as a record. */
