@@ -29,7 +29,7 @@ async function checkRoutes(url: string): Promise<void> {
   expect(await get('/odd/x/y')).toEqual({ status: 200, body: { keys: ['constructor', 'toString'], own: true, params: { constructor: 'x', toString: 'y' } } });
   // `__proto__` is an own key holding the value; the prototype stays Object.prototype.
   expect(await get('/proto/p1')).toEqual({ status: 200, body: { keys: ['__proto__'], own: true, value: 'p1', proto: true } });
-  // A malformed escape in a named parameter, or in the wildcard part: 400, the handler never runs.
+  // A malformed escape in a named parameter, or in the wildcard part: 400 with its code.
   for (const path of ['/one/%E0%A4%A', '/two/ok/%E0%A4%A', '/files/%E0%A4%A/x', '/files/ok/%E0%A4%A']) {
     const r = await get(path);
     expect(r.status, path).toBe(400);
