@@ -11,6 +11,7 @@
 //   node instructions.mjs                       every scenario, raw uWS + Velox + hyper-express
 //   INSTR_ONLY=ping,body INSTR_FRAMEWORKS=velox,hyper-express node instructions.mjs
 //   INSTR_WARMUP (default 15000), INSTR_COUNT (default 5000)
+//   INSTR_KEEP=1 keeps each callgrind dump (its directory is printed) for callgrind_annotate
 //
 // Writes INSTRUCTIONS.md and instructions.json (only for a full run unless INSTR_WRITE=1).
 
@@ -84,7 +85,8 @@ async function measure(fw, scenario) {
   } finally {
     child.kill('SIGKILL');
     await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.INSTR_KEEP === '1') console.error(`callgrind dump kept in ${dir} (callgrind_annotate it)`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

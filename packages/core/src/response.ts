@@ -72,6 +72,16 @@ if (JSON_ONLY[1] !== TYPES.json) throw new Error('response.ts: JSON_ONLY must ma
 export class Response extends LazyEmitter {
   /** The server that received the request. */
   readonly server: Server;
+  /**
+   * Always `undefined`: a response is not a thenable. It is an own field so that the engine, which
+   * looks `then` up on any object a promise is resolved with (an async handler returning
+   * `res.json(…)`, `await res`), finds it on the object at once instead of searching every
+   * prototype (body scenario: about 670 instructions fewer per request on Node 22, callgrind;
+   * Node 20 looks it up cheaply either way). Set in the constructor rather than as a field with an
+   * initializer, which made the class's field initializer bigger: about 250 instructions more per
+   * request on Node 20.
+   */
+  declare readonly then: undefined;
   /** The request this response answers. */
   req: Request = null as unknown as Request; // set by the server right after construction
   /** The status code to send (Node-style, writable). */
@@ -106,6 +116,7 @@ export class Response extends LazyEmitter {
   /** @internal Built by the server for each request. */
   constructor(life: Lifecycle, ures: HttpResponse, head: boolean, heads: HeadCache) {
     super();
+    (this as { then: undefined }).then = undefined;
     this.server = life.server;
     this[kLife] = life;
     this[kUres] = ures;
@@ -630,10 +641,9 @@ const WRITE = Response.prototype.write;
 installResponseHelpers(Response.prototype);
 
 // The emitter's methods live on Response.prototype itself, which inherits from Object.prototype
-// directly (the class still extends LazyEmitter for its constructor and types). A handler that
-// returns `res` from an async function (`async (req, res) => res.json(…)`) has its promise
-// resolved with the response, and V8 then looks `then` up on every object of its prototype
-// chain: one link fewer is some 80 to 100 instructions fewer per such request (callgrind).
+// directly (the class still extends LazyEmitter for its constructor and types): a name that is
+// not found (`res.then` was one, before it became an own field) is looked for along one link
+// fewer.
 for (const key of Reflect.ownKeys(LazyEmitter.prototype)) {
   if (key === 'constructor' || Object.hasOwn(Response.prototype, key)) continue;
   Object.defineProperty(Response.prototype, key, Object.getOwnPropertyDescriptor(LazyEmitter.prototype, key)!);

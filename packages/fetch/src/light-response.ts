@@ -66,6 +66,15 @@ export class LightResponse {
     lightBody = (response) => response.#body;
   }
 
+  /**
+   * Always `undefined`: a Response is not a thenable. An own field so that the engine, which looks
+   * `then` up on whatever a promise is resolved with (an async route returning `c.json(…)`, the
+   * framework's `.then()` after it), finds it on the object at once instead of searching
+   * LightResponse's, Response's and Object's prototypes: about 780 instructions fewer per request
+   * on Hono's async JSON route (callgrind, Node 22). The one own key a LightResponse has.
+   */
+  readonly then: undefined = undefined;
+
   constructor(body?: BodyInit, init?: ResponseInit) {
     this.#exact = new.target === LightResponse;
     const status = init?.status ?? 200;

@@ -46,6 +46,15 @@ describe('LightResponse', () => {
     expect(globalThis.Response).toBe(Builtin);
   });
 
+  it('is no thenable: a promise resolved with one settles with the response itself', async () => {
+    const light = new LightResponse('hi');
+    expect(light.then).toBeUndefined();
+    expect(await Promise.resolve(light)).toBe(light);
+    expect(await (async () => light)()).toBe(light);
+    // Its one own key; everything else is private or on the prototypes.
+    expect(Object.keys(light)).toEqual(['then']);
+  });
+
   it('behaves as a Response when read: status, headers, text(), clone(), body', async () => {
     const light = new LightResponse('hé', { status: 201, headers: { 'x-a': '1' } });
     expect(light.status).toBe(201);

@@ -360,6 +360,29 @@ describe('Response', () => {
     expect(seen).toEqual([false, false, true, false, true]);
   });
 
+  it('is no thenable: an async handler returning res, or awaiting it, gets the response itself', async () => {
+    const app = server();
+    const resolved: unknown[] = [];
+    app.get('/', async (req, res) => {
+      const same = await res;
+      // An own field (found without searching the prototypes), never on a prototype.
+      resolved.push(same === res, res.then, Object.hasOwn(res, 'then'), 'then' in Object.getPrototypeOf(res));
+      return res.status(201).json({ ok: true });
+    });
+    app.get('/chained', (req, res) => {
+      // What dispatch does with an async handler's promise: a promise resolved with res settles with res.
+      Promise.resolve(res).then((value) => {
+        resolved.push(value === res);
+        value.send('chained');
+      });
+    });
+    const { url } = await start(app);
+    const answer = await fetch(url);
+    expect([answer.status, await answer.json()]).toEqual([201, { ok: true }]);
+    expect(await (await fetch(`${url}/chained`)).text()).toBe('chained');
+    expect(resolved).toEqual([true, undefined, true, false, true]);
+  });
+
   it('drops writes quietly once the client is gone, and reports aborted', async () => {
     const app = server();
     let state: { aborted: boolean; reqAborted: boolean; wrote: boolean } | undefined;
