@@ -81,6 +81,7 @@ export class Response extends LazyEmitter {
    * initializer, which made the class's field initializer bigger: about 250 instructions more per
    * request on Node 20.
    */
+  // biome-ignore lint/suspicious/noThenProperty: always undefined, which is what makes it no thenable (see above)
   declare readonly then: undefined;
   /** The request this response answers. */
   req: Request = null as unknown as Request; // set by the server right after construction
@@ -116,6 +117,7 @@ export class Response extends LazyEmitter {
   /** @internal Built by the server for each request. */
   constructor(life: Lifecycle, ures: HttpResponse, head: boolean, heads: HeadCache) {
     super();
+    // biome-ignore lint/suspicious/noThenProperty: always undefined, which is what makes it no thenable (see above)
     (this as { then: undefined }).then = undefined;
     this.server = life.server;
     this[kLife] = life;
