@@ -21,6 +21,9 @@ export const FRAMEWORKS = [
   // uWS answering from C++ without JavaScript (DeclarativeResponse): ping and query only.
   { id: 'uws-declarative', label: 'uWebSockets.js (DeclarativeResponse)', file: 'core/raw-uws-declarative.mjs', pkg: 'uWebSockets.js', optIn: true },
   { id: 'velox', label: 'Velox', file: 'core/velox.mjs', pkg: '@velox/core', nodeArgs: ['--conditions=built'] },
+  // Velox answering the nested and validated scenarios with a flat, unvalidated route: the
+  // baseline of the router targets, measured in the same slices as Velox (no other scenario).
+  { id: 'velox-plain', label: 'Velox, the same route flat and unvalidated', file: 'core/velox-plain.mjs', pkg: '@velox/core', nodeArgs: ['--conditions=built'] },
   { id: 'hyper-express', label: 'hyper-express', file: 'core/hyper-express.mjs', pkg: 'hyper-express' },
   { id: 'ultimate-express', label: 'ultimate-express', file: 'core/ultimate-express.mjs', pkg: 'ultimate-express' },
   { id: 'fastify', label: 'Fastify', file: 'core/fastify.mjs', pkg: 'fastify' },

@@ -218,11 +218,11 @@ function checkHeaders(headers) {
  * a session cookie), the correctness check of `request`/`expect` and `extraChecks`, and the
  * scenario's own `check`. Resolves to the headers to send under load.
  */
-async function prepare(port, scenario) {
+async function prepare(port, scenario, fwId) {
   const url = `http://127.0.0.1:${port}`;
   let headers = {};
   if (scenario.setup) headers = checkHeaders((await withTimeout(Promise.resolve(scenario.setup({ port, url })), 60_000, 'setup'))?.headers);
-  if (scenario.request) await checkScenario(port, scenario, headers);
+  if (scenario.request) await checkScenario(port, scenario, headers, fwId);
   if (scenario.check) await withTimeout(Promise.resolve(scenario.check({ port, url, headers: { ...scenario.request?.headers, ...headers } })), 60_000, 'check');
   return headers;
 }
@@ -271,7 +271,7 @@ async function startSet(fws, scenario, runDir) {
   for (const { fw, server } of started) {
     try {
       const port = await server.ready;
-      const headers = await prepare(port, scenario);
+      const headers = await prepare(port, scenario, fw.id);
       set.set(fw.id, { fw, server, port, headers });
     } catch (e) {
       errors.set(fw.id, e.message);
@@ -452,7 +452,7 @@ async function checkAll() {
       else if (row.status === 'error') {
         errors++;
         say(scenario.name, fw.id, `ERROR ${row.error}`);
-      } else await attempt(scenario.name, fw.id, fw, (port) => prepare(port, scenario));
+      } else await attempt(scenario.name, fw.id, fw, (port) => prepare(port, scenario, fw.id));
     }
   }
   for (const probe of probes) {

@@ -83,10 +83,13 @@ export function compare(answer, expect) {
 
 /**
  * Checks the scenario's main request and its extra checks; throws on the first wrong answer.
- * `headers` (from the scenario's `setup`) go with every request.
+ * `headers` (from the scenario's `setup`) go with every request. An extra check whose `skipFor`
+ * names `fwId` is left out for that framework (a baseline that answers the main request alike
+ * but lacks what the check is about, e.g. validation).
  */
-export async function checkScenario(port, scenario, headers = {}) {
-  const cases = [{ request: scenario.request, expect: scenario.expect ?? {} }, ...(scenario.extraChecks ?? [])];
+export async function checkScenario(port, scenario, headers = {}, fwId = undefined) {
+  const extra = (scenario.extraChecks ?? []).filter((c) => !(fwId !== undefined && c.skipFor?.includes(fwId)));
+  const cases = [{ request: scenario.request, expect: scenario.expect ?? {} }, ...extra];
   let first;
   for (const c of cases) {
     const answer = await send(port, c.request, 30_000, headers);

@@ -44,7 +44,7 @@ const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
  * @property {string} [baseline]     framework id the ratios are against (default 'uws')
  * @property {Request} [request]     what wrk sends and the check fetches
  * @property {object} [expect]       the correct answer to `request`
- * @property {{ request: Request, expect: object }[]} [extraChecks]
+ * @property {{ request: Request, expect: object, skipFor?: string[] }[]} [extraChecks]  further checks; `skipFor`: framework ids they do not apply to
  * @property {(ctx: { port: number, url: string }) => Promise<{ headers?: Record<string, string> } | undefined>} [setup]
  * @property {(ctx: { port: number, url: string, headers: Record<string, string> }) => Promise<void>} [check]
  * @property {{ measure: (ctx: LoadContext) => Promise<{ rps: number, requests?: number } & Record<string, number>> }} [load]
