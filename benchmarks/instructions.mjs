@@ -23,6 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { frameworkById } from './frameworks.mjs';
 import { rawRequest, sendFixed } from './lib/fixed-client.mjs';
+import { uwsBuild } from './lib/machine.mjs';
 import { ensureCommand, listScenarios, serverCommand } from './lib/tools.mjs';
 import { SCENARIOS, scenarioByName } from './scenarios.mjs';
 
@@ -146,7 +147,8 @@ function perFramework(figures) {
   return table;
 }
 let md = `# Instructions per request\n\nMeasured on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`benchmarks/instructions.mjs\` (${Math.round((Date.now() - started) / 60000)} min).\n\n`;
-md += `Each server runs under valgrind's callgrind (Node.js ${process.version}). After ${fmt(warmup)} warm-up requests the counters are zeroed, ${fmt(count)} more requests are sent (16 keep-alive connections, one request in flight on each), and the user-space instructions executed meanwhile (all threads: JavaScript, V8, the garbage collector, uWS) are divided by ${fmt(count)}. Kernel work is not counted. Other load on the machine does not change the count. Two runs of the same build agree to within about 1% on most rows; a garbage collection that falls inside the counted window can move a row by a few percent (raw uWS on query counted 10,415 and 11,098 in two runs). Differences larger than that settle comparisons that the noise in RESULTS.md leaves open. They are not time: a request also costs the kernel's socket work, the same for every framework sending the same bytes, so the req/s ratios in RESULTS.md are closer to 1 than these.\n\n`;
+const uws = uwsBuild(HERE);
+md += `Each server runs under valgrind's callgrind (Node.js ${process.version}; uWebSockets.js ${uws.package}, native binary \`${uws.binary}\`). After ${fmt(warmup)} warm-up requests the counters are zeroed, ${fmt(count)} more requests are sent (16 keep-alive connections, one request in flight on each), and the user-space instructions executed meanwhile (all threads: JavaScript, V8, the garbage collector, uWS) are divided by ${fmt(count)}. Kernel work is not counted. Other load on the machine does not change the count. Two runs of the same build agree to within about 1% on most rows; a garbage collection that falls inside the counted window can move a row by a few percent (raw uWS on query counted 10,415 and 11,098 in two runs). Differences larger than that settle comparisons that the noise in RESULTS.md leaves open. They are not time: a request also costs the kernel's socket work, the same for every framework sending the same bytes, so the req/s ratios in RESULTS.md are closer to 1 than these.\n\n`;
 md += perFramework(results);
 md += '\nIn brackets: instructions relative to raw uWebSockets.js (lower is less work). "uWebSockets.js (raw, async handler)" is raw uWS running the body scenarios through the handler `async (req, res) => res.json(await req.json())` and nothing else: the request headers copied before uWS\'s callback returns, a pending promise for the body, an async function awaiting it (see servers/core/raw-uws-async.mjs). It is the floor for any framework running that handler.\n';
 if (cols.some((f) => f.id === 'velox') && cols.some((f) => f.id === 'hyper-express')) {
@@ -164,7 +166,7 @@ md += '\nIn brackets: misses relative to raw uWebSockets.js. The simulated cache
 const partial = Boolean(onlyScenarios || onlyFrameworks);
 if (!partial || process.env.INSTR_WRITE === '1') {
   writeFileSync(path.join(HERE, 'INSTRUCTIONS.md'), md);
-  writeFileSync(path.join(HERE, 'instructions.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, warmup, count, results, i1Misses }, null, 2)}\n`);
+  writeFileSync(path.join(HERE, 'instructions.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, uws: uws.package, warmup, count, results, i1Misses }, null, 2)}\n`);
   console.log('wrote INSTRUCTIONS.md and instructions.json');
 } else {
   console.log(`\n${md}`);
