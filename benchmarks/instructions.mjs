@@ -12,6 +12,8 @@
 //   INSTR_ONLY=ping,body INSTR_FRAMEWORKS=velox,hyper-express node instructions.mjs
 //   INSTR_WARMUP (default 15000), INSTR_COUNT (default 5000)
 //   INSTR_KEEP=1 keeps each callgrind dump (its directory is printed) for callgrind_annotate
+//   INSTR_NODE_FLAGS="--flag …" gives the servers' node these flags (V8 flags that NODE_OPTIONS
+//     refuses, e.g. --max-inlined-bytecode-size-cumulative=3000); never part of a written run
 //
 // Writes INSTRUCTIONS.md and instructions.json (only for a full run unless INSTR_WRITE=1).
 
@@ -34,6 +36,8 @@ const count = Number(process.env.INSTR_COUNT ?? 5_000);
 const list = (name) => (process.env[name] ? process.env[name].split(',').map((s) => s.trim()).filter(Boolean) : null);
 const onlyScenarios = list('INSTR_ONLY');
 const onlyFrameworks = list('INSTR_FRAMEWORKS');
+/** Extra flags for the servers' node (INSTR_NODE_FLAGS): an experiment, never a written run. */
+const nodeFlags = process.env.INSTR_NODE_FLAGS ? process.env.INSTR_NODE_FLAGS.split(' ').filter(Boolean) : [];
 
 function fail(message) {
   process.stderr.write(`instructions: ${message}\n`);
@@ -57,7 +61,7 @@ try {
 async function measure(fw, scenario) {
   const dir = mkdtempSync(path.join(tmpdir(), 'velox-instr-'));
   const server = serverCommand(fw, scenario.name, '0');
-  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', '--cache-sim=yes', server.command, ...server.args];
+  const args = ['--tool=callgrind', `--callgrind-out-file=${dir}/cg.%p`, '--dump-instr=no', '--cache-sim=yes', server.command, ...nodeFlags, ...server.args];
   const child = spawn('valgrind', args, { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => {
@@ -163,8 +167,8 @@ if (cols.some((f) => f.id === 'velox') && cols.some((f) => f.id === 'hyper-expre
 md += `\n## Instruction-cache misses per request\n\nThe same runs, through callgrind's cache simulation (level-1 instruction cache of ${I1_SIZE}): how often a request needs code that is not in the instruction cache. Instruction counts treat every instruction alike; on the machine an instruction fetched from the level-2 cache or further costs several cycles more. A request also passes through the kernel (receive, send, poll), which evicts much of the server's code between requests, so a request that runs through more distinct code pays for more of it on every request. It is a cost instruction counts leave out, not a prediction of req/s on its own (see README.md).\n\n`;
 md += perFramework(i1Misses);
 md += '\nIn brackets: misses relative to raw uWebSockets.js. The simulated cache is not the machine\'s, and the simulation sees no kernel code, so these are a relative measure of code footprint, not a prediction of time.\n';
-const partial = Boolean(onlyScenarios || onlyFrameworks);
-if (!partial || process.env.INSTR_WRITE === '1') {
+const partial = Boolean(onlyScenarios || onlyFrameworks || nodeFlags.length > 0);
+if (!partial || (process.env.INSTR_WRITE === '1' && nodeFlags.length === 0)) {
   writeFileSync(path.join(HERE, 'INSTRUCTIONS.md'), md);
   writeFileSync(path.join(HERE, 'instructions.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, uws: uws.package, warmup, count, results, i1Misses }, null, 2)}\n`);
   console.log('wrote INSTRUCTIONS.md and instructions.json');

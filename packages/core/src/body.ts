@@ -86,8 +86,10 @@ export class Body {
   declare overflowed: boolean;
   /** The announced length (Content-Length), or -1 for a chunked body. */
   declare readonly expectedLength: number;
+  /** The request's first Content-Type line when the body started (undefined: none). */
+  declare readonly contentType: string | undefined;
 
-  constructor(ures: HttpResponse, res: Response, expectedLength: number) {
+  constructor(ures: HttpResponse, res: Response, expectedLength: number, contentType: string | undefined) {
     // Assigned here, and the fields only declared (no private fields either): no field
     // initializer function runs before the constructor, which V8 does not inline. uWS's response
     // is not kept: the Response holds it (one field fewer in every body reader).
@@ -109,12 +111,30 @@ export class Body {
     this._linger = undefined;
     this.overflowed = false;
     this.expectedLength = expectedLength;
+    this.contentType = contentType;
     // A bound method rather than an arrow function: no context object to hold `this` besides the function.
     ures.onData(this._onData.bind(this));
   }
 
   /** Reads the whole body, as a Buffer, a string or parsed JSON. */
   read(limit: number, as: As): Promise<any> {
+    if (this._mode === Mode.Idle && !this._done && this._error === undefined && this.expectedLength <= limit && this._received <= limit) {
+      // The usual read: asked for before the body arrived. The rest is kept apart, so that this
+      // stays small enough for V8 to inline.
+      this._mode = Mode.Buffer;
+      this._limit = limit;
+      this._as = as;
+      this._resume();
+      return new Promise((resolve, reject) => {
+        this._resolve = resolve;
+        this._reject = reject;
+      });
+    }
+    return this._readOther(limit, as);
+  }
+
+  /** {@link read} once the body arrived, failed or went over the limit, or was taken already. */
+  private _readOther(limit: number, as: As): Promise<any> {
     if (this._mode !== Mode.Idle) return Promise.reject(consumed());
     this._mode = Mode.Buffer;
     if (this._error) return Promise.reject(this._error);
@@ -155,7 +175,10 @@ export class Body {
 
   /** The response is over: drop what comes, and let uWS read on so the connection stays usable. */
   discard(): void {
-    if (this._mode >= Mode.Discard) return;
+    if (this._mode < Mode.Discard) this._discardNow();
+  }
+
+  private _discardNow(): void {
     const wasStreaming = this._mode === Mode.Stream;
     this._mode = Mode.Discard;
     this._chunks = NO_CHUNKS;
@@ -244,7 +267,20 @@ export class Body {
 
   private _onData(ab: ArrayBuffer, isLast: boolean): void {
     const length = ab.byteLength;
-    this._received += length;
+    const received = (this._received += length);
+    if (isLast && this._mode === Mode.Buffer && length > 0 && received <= this._limit && this._chunks.length === 0) {
+      // The usual body: one final chunk that a read waits for, decoded in place (uWS neuters
+      // `ab` when we return). Text straight from a plain view of uWS's bytes (what a Buffer's
+      // toString() does, without making the Buffer); a copy when the reader wants the bytes.
+      this._done = true;
+      const view = new Uint8Array(ab, 0, length);
+      return this._settle(this._as === As.Buffer ? Buffer.from(view) : (utf8Slice.call(view, 0, length) as string));
+    }
+    this._onOtherData(ab, length, isLast);
+  }
+
+  /** {@link _onData} for the other cases: kept apart, so that the usual one stays small. */
+  private _onOtherData(ab: ArrayBuffer, length: number, isLast: boolean): void {
     const mode = this._mode;
     if (mode >= Mode.Discard) {
       if (isLast) this._done = true;
@@ -258,14 +294,6 @@ export class Body {
       return;
     }
     if (length > 0) {
-      // A single, final chunk read as text is decoded in place: uWS neuters `ab` when we return.
-      if (mode === Mode.Buffer && isLast && this._chunks.length === 0) {
-        this._done = true;
-        // Text straight from a plain view of uWS's bytes (what a Buffer's toString() does, without
-        // making the Buffer); a copy when the reader wants the bytes.
-        const view = new Uint8Array(ab, 0, length);
-        return this._settle(this._as === As.Buffer ? Buffer.from(view) : (utf8Slice.call(view, 0, length) as string));
-      }
       const chunk = Buffer.from(new Uint8Array(ab));
       if (mode === Mode.Stream) {
         if (!this._stream!.push(chunk)) this._pause();
@@ -311,6 +339,9 @@ export class Body {
     const resolve = this._resolve;
     const reject = this._reject;
     this._resolve = this._reject = undefined;
+    // All of it arrived and went to the reader: nothing is left for discard() to do when the
+    // response ends (it returns at its first check), and nothing more comes from uWS.
+    this._mode = Mode.Discard;
     try {
       resolve?.(this._convert(bytes));
     } catch (err) {
@@ -378,6 +409,11 @@ export function isJsonType(value: string | undefined): boolean {
   if (value === 'application/json' || value === 'application/json; charset=utf-8' || value === 'application/json;charset=UTF-8') {
     return true;
   }
+  return isOtherJsonType(value);
+}
+
+/** {@link isJsonType} for the rarer spellings, parsed (kept apart: the usual ones stay cheap to inline). */
+function isOtherJsonType(value: string | undefined): boolean {
   if (value === undefined || value === '') return false;
   const semicolon = value.indexOf(';');
   const essence = (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase();
@@ -413,6 +449,16 @@ function consumed(): VeloxError {
  * as a string, why the framing is unsafe (the request is answered 400 and its connection closed).
  */
 export function bodyFraming(length: string | undefined, coding: string | undefined, conflict: boolean): number | string {
+  // The usual body: one Content-Length line, no Transfer-Encoding.
+  if (length !== undefined && coding === undefined && !conflict) {
+    const n = contentLength(length);
+    if (n >= 0) return n;
+  }
+  return otherFraming(length, coding, conflict);
+}
+
+/** {@link bodyFraming} for the rest: no body, chunked, or unsafe. */
+function otherFraming(length: string | undefined, coding: string | undefined, conflict: boolean): number | string {
   if (coding !== undefined) {
     if (length !== undefined) return 'Content-Length and Transfer-Encoding together';
     if (!isChunked(coding)) return `Transfer-Encoding must be chunked, got ${quote(coding)}`;

@@ -35,6 +35,13 @@ export function indexOfHeader(list: HeaderList, name: string): number {
   return -1;
 }
 
+/**
+ * The header list of every response whose only header is the content type json() set, shared:
+ * one object fewer per response, and a route's HeadCache knows it by identity. Never changed in
+ * place: putHeader and removeHeader (response-write.ts) give a response its own copy first.
+ */
+export const JSON_ONLY: HeaderList = ['content-type', 'application/json; charset=utf-8'];
+
 /** Headers uWS writes itself, from what it is given to send. */
 function writtenByUws(name: HeaderValue): boolean {
   return name === 'content-length' || name === 'transfer-encoding';
@@ -67,6 +74,17 @@ export class HeadCache {
    * `keepAliveHeader` option's `Connection` line.
    */
   write(ures: HttpResponse, status: number, list: HeaderList | null, reason?: string, extra = ''): void {
+    const head = this.#head;
+    if (reason === undefined && list !== null && status === this.#status && extra === this.#extra && typeof head !== 'string' && this.#matches(list)) {
+      // The usual head: the same as the last one, already encoded. The rest is kept apart, so
+      // that this stays small enough for V8 to inline.
+      ures.writeStatus(head);
+      return;
+    }
+    this.#writeOther(ures, status, list, reason, extra);
+  }
+
+  #writeOther(ures: HttpResponse, status: number, list: HeaderList | null, reason: string | undefined, extra: string): void {
     if (reason !== undefined) {
       ures.writeStatus(`${status} ${reason}${list === null ? '' : headerLines(list, null)}${extra}`);
       return;
@@ -88,7 +106,8 @@ export class HeadCache {
     const head = statusLine(status) + headerLines(list, kept) + extra;
     this.#status = status;
     this.#extra = extra;
-    this.#list = kept;
+    // The shared list never changes, so it is its own record (and is then matched by identity).
+    this.#list = list === JSON_ONLY ? list : kept;
     this.#head = head;
     ures.writeStatus(head);
   }
@@ -96,6 +115,7 @@ export class HeadCache {
   /** True when `list` holds the same headers as the list last written. */
   #matches(list: HeaderList): boolean {
     const last = this.#list;
+    if (list === last) return true;
     let j = 0;
     for (let i = 0; i < list.length; i += 2) {
       const key = list[i]!;

@@ -94,6 +94,11 @@ export class Lifecycle {
     // On the in-flight list: after another response, or at its head. (A flag of its own would be
     // one more field in every response.)
     if ((res[kPrevInflight] !== null || this.#inflight === res) && this.#untrack(res) === 0) this.#drained?.();
+    if (this.hooks.onResponse.length > 0 || responseFinish.hasSubscribers || res[kHasListeners]) this.#announce(req, res, aborted);
+  }
+
+  /** Tells the onResponse hooks, the diagnostics channel and the response's listeners (kept apart from finished(), which stays small). */
+  #announce(req: Request, res: Response, aborted: boolean): void {
     if (!aborted) {
       const hooks = this.hooks.onResponse;
       for (let i = 0; i < hooks.length; i++) {

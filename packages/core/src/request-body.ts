@@ -5,11 +5,13 @@
  */
 import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
-import { As, bodyFraming, isJsonType, quote } from './body.ts';
+import type { HttpResponse } from '@based/uws';
+import { As, Body, bodyFraming, isJsonType, quote } from './body.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import { parseQuery } from './query.ts';
 import type { Request } from './request.ts';
-import { kBody, kConfig, kFraming, kRawHeader } from './symbols.ts';
+import type { Response } from './response.ts';
+import { kBody, kConfig, kContentType, kFraming } from './symbols.ts';
 import type { Headers, JsonOptions, Query } from './types.ts';
 
 /** @internal `req.text()` and `req.buffer()`: the whole body, up to maxBodyLength. */
@@ -24,8 +26,8 @@ export function readJson(req: Request<unknown, unknown>, options: JsonOptions | 
   const body = req[kBody]();
   if (body === null) return noBody(req, As.Json);
   if (options?.anyType !== true) {
-    // Read from the header copy the body has just made (or the record, if built).
-    const type = req[kRawHeader]('content-type');
+    // Seen when the body started (or read from the record, if built since).
+    const type = req[kContentType](body);
     if (!isJsonType(type)) return Promise.reject(unsupportedType(type));
   }
   return body.read(req.server[kConfig].maxBodyLength, As.Json);
@@ -74,40 +76,63 @@ function noBody(req: Request<unknown, unknown>, as: As): Promise<any> {
 }
 
 /**
- * @internal How the body is framed, from the headers record when it was built, else from the
- * copied [name, value, …] list: what {@link bodyFraming} answers. Every line counts: uWS frames
- * the body by the first Content-Length line (an empty one as no body) and takes any non-empty
- * Transfer-Encoding for chunked, where a proxy in front may read the message otherwise (request
- * smuggling). Such a request is answered 400 and its connection closed. (uWS itself refuses both
- * framing headers non-empty together, before any route.)
+ * @internal Starts reading the body that the framing headers announce, from the headers record
+ * when it was built, else from the copied [name, value, …] list: a Body, null when there is
+ * none, or why the framing is unsafe (what {@link bodyFraming} answers). Every line counts: uWS
+ * frames the body by the first Content-Length line (an empty one as no body) and takes any
+ * non-empty Transfer-Encoding for chunked, where a proxy in front may read the message otherwise
+ * (request smuggling). Such a request is answered 400 and its connection closed. (uWS itself
+ * refuses both framing headers non-empty together, before any route.) The same pass finds the
+ * Content-Type, which the Body keeps for `req.json()`'s check.
  */
-export function framingOf(headers: Headers | undefined, raw: string[] | undefined): number | string {
+export function openBody(ures: HttpResponse, res: Response, headers: Headers | undefined, raw: string[] | undefined): Body | null | string {
+  if (headers) return openFromRecord(ures, res, headers);
   let length: string | undefined;
   let coding: string | undefined;
+  let type: string | undefined;
   let conflict = false;
-  if (headers) {
-    length = headers['content-length'];
-    coding = headers['transfer-encoding'];
-    if (length !== undefined && length.indexOf(',') >= 0) {
-      // Lines joined into the record: a list of one value repeated is that value.
-      const first = length.slice(0, length.indexOf(',')).trim();
-      conflict = length.split(',').some((part) => part.trim() !== first);
-      length = first;
-    }
-  } else {
-    for (let i = 0; i < raw!.length; i += 2) {
-      const key = raw![i]!;
-      if (key === 'content-length') {
-        const value = raw![i + 1]!;
-        if (length === undefined) length = value;
-        else if (value !== length) conflict = true;
-      } else if (key === 'transfer-encoding') {
-        const value = raw![i + 1]!;
-        coding = coding === undefined ? value : `${coding}, ${value}`;
-      }
+  for (let i = 0; i < raw!.length; i += 2) {
+    const key = raw![i]!;
+    // By length first: uWS's names are new strings, and comparing one with a literal of another
+    // length is a call into the engine for nothing.
+    switch (key.length) {
+      case 12:
+        if (type === undefined && key === 'content-type') type = raw![i + 1]!;
+        break;
+      case 14:
+        if (key === 'content-length') {
+          const value = raw![i + 1]!;
+          if (length === undefined) length = value;
+          else if (value !== length) conflict = true;
+        }
+        break;
+      case 17:
+        if (key === 'transfer-encoding') {
+          const value = raw![i + 1]!;
+          coding = coding === undefined ? value : `${coding}, ${value}`;
+        }
+        break;
     }
   }
-  return bodyFraming(length, coding, conflict);
+  return open(ures, res, bodyFraming(length, coding, conflict), type);
+}
+
+/** {@link openBody} from the headers record, where repeated lines are joined. */
+function openFromRecord(ures: HttpResponse, res: Response, headers: Headers): Body | null | string {
+  let length = headers['content-length'];
+  let conflict = false;
+  if (length !== undefined && length.indexOf(',') >= 0) {
+    // Lines joined into the record: a list of one value repeated is that value.
+    const first = length.slice(0, length.indexOf(',')).trim();
+    conflict = length.split(',').some((part) => part.trim() !== first);
+    length = first;
+  }
+  return open(ures, res, bodyFraming(length, headers['transfer-encoding'], conflict), headers['content-type']);
+}
+
+function open(ures: HttpResponse, res: Response, framing: number | string, type: string | undefined): Body | null | string {
+  if (typeof framing === 'string') return framing;
+  return framing !== 0 ? new Body(ures, res, framing, type) : null;
 }
 
 function destroyWith(stream: Readable, err: Error): void {

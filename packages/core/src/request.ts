@@ -6,14 +6,14 @@
 import type { Buffer } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import type { HttpRequest, HttpResponse } from '@based/uws';
-import { As, Body } from './body.ts';
+import { As, type Body } from './body.ts';
 import { Bag } from './bag.ts';
 import { cookieInLine, isOwnCookies, parseCookieHeader, readSignedCookies } from './cookies.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import { copyHeaderList, encode, headerRecord } from './headers.ts';
 import { forwardedChain, hostname, protocol, textAddress } from './forwarded.ts';
 import { installRequestHelpers } from './negotiation.ts';
-import { bodyStream, framingOf, readBody, readJson, readUrlencoded } from './request-body.ts';
+import { bodyStream, openBody, readBody, readJson, readUrlencoded } from './request-body.ts';
 import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
@@ -24,13 +24,13 @@ import {
   kBodyUnstarted,
   kCloseAfter,
   kConfig,
+  kContentType,
   kDetach,
   kEnd,
   kFraming,
   kKeepAddress,
   kOriginalUrl,
   kOverflowed,
-  kRawHeader,
   kRelease,
   kUnreadBody,
 } from './symbols.ts';
@@ -474,9 +474,9 @@ export class Request<Params = Record<string, string>, Q = Query> {
     // A body means the handler goes async, and then every header is copied anyway: copy them
     // now and read the framing headers from the copy rather than asking uWS again.
     const headers = this.#headers;
-    const framing = framingOf(headers, headers ? undefined : (this.#rawHeaders ?? this.#copyHeaders()));
-    if (typeof framing === 'string') return this.#badFraming(framing);
-    return (this.#body = framing !== 0 ? new Body(this.#ures, this.res, framing) : null);
+    const body = openBody(this.#ures, this.res, headers, headers ? undefined : (this.#rawHeaders ?? this.#copyHeaders()));
+    if (typeof body === 'string') return this.#badFraming(body);
+    return (this.#body = body);
   }
 
   /** The framing is unsafe: no body is read, reads fail with 400, and the connection closes after the answer. */
@@ -568,9 +568,12 @@ export class Request<Params = Record<string, string>, Q = Query> {
     return this.#framing;
   }
 
-  /** @internal One header from the copied list, without building `req.headers` (request-body.ts). */
-  [kRawHeader](name: string): string | undefined {
-    return this.#rawHeader(name);
+  /**
+   * @internal The Content-Type `body` started with (request-body.ts), or the record's when
+   * `req.headers` was built (a middleware may have changed it there).
+   */
+  [kContentType](body: Body): string | undefined {
+    return this.#headers ? this.#headers['content-type'] : body.contentType;
   }
 
   /**

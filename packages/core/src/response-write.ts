@@ -12,7 +12,7 @@ import { Bag } from './bag.ts';
 import type { Hold } from './before-head.ts';
 import { refuseRest } from './body.ts';
 import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
-import { checkName, checkValue, type HeaderList, type HeaderValue, indexOfHeader, withoutHeader } from './headers.ts';
+import { checkName, checkValue, type HeaderList, type HeaderValue, indexOfHeader, JSON_ONLY, withoutHeader } from './headers.ts';
 import type { PreparedHead } from './prepared.ts';
 import type { Response } from './response.ts';
 import * as symbols from './symbols.ts';
@@ -70,7 +70,9 @@ export function putHeader(res: Response, key: string, value: HeaderValue, replac
   }
   const i = indexOfHeader(list, key);
   if (i >= 0) {
-    if (replace) list[i + 1] = value;
+    if (!replace) return;
+    if (list === JSON_ONLY) res[kHeaders] = [key, value];
+    else list[i + 1] = value;
   } else if (list.length === 2) {
     // The second header (most often the content type send() adds to one the app set): a new list
     // of four. A push would give the list storage for 19 entries, copied over (~170 bytes).
@@ -90,7 +92,9 @@ export function headerRecord(res: Response): Record<string, HeaderValue> {
 export function removeHeader(res: Response, key: string): void {
   const list = res[kHeaders];
   const i = list === null ? -1 : indexOfHeader(list, key);
-  if (i >= 0) list!.splice(i, 2);
+  if (i < 0) return;
+  if (list === JSON_ONLY) res[kHeaders] = [];
+  else list!.splice(i, 2);
 }
 
 /** Sets one header, checked. */
@@ -187,6 +191,19 @@ export function endChunk(res: Response, chunk?: string | Uint8Array | (() => voi
 
 /** Ends the response with `body`, the head first; corks unless uWS has. */
 export function endWith(res: Response, body: string | Uint8Array | ArrayBuffer): void {
+  if (res[kPhase] === Phase.Sync && res[kDeclared] === null && res[kHold] === null) {
+    // The usual end, inside uWS's cork. The rest is kept apart (its closures would make every
+    // call allocate a context), so that this stays small enough for V8 to inline.
+    beforeEnd(res, body);
+    writeEnd(res, body);
+    afterEnd(res);
+    return;
+  }
+  endWithOther(res, body);
+}
+
+/** {@link endWith} after the callback returned, with a declared length, a held head, or when over. */
+function endWithOther(res: Response, body: string | Uint8Array | ArrayBuffer): void {
   const phase = res[kPhase];
   if (phase === Phase.Aborted) return;
   if (phase === Phase.Done) throw headersSent();
@@ -216,6 +233,19 @@ export function endPrepared(res: Response, head: PreparedHead, body: string | Ui
 
 /** Writes the head (`prepared`, or the one built from the headers set) and the body; the caller has corked. */
 export function writeEnd(res: Response, body: string | Uint8Array | ArrayBuffer, prepared?: ArrayBuffer): void {
+  const status = res.statusCode;
+  if (prepared === undefined && status >= 200 && status !== 204 && status !== 304 && status !== 413 && !res[kHeadersSent] && !res[kIsHead] && !res[kClose] && !res.req[kOverflowed]) {
+    // The usual answer, head and body in one piece on a connection that stays open. The rest is
+    // kept apart, so that this stays small enough for V8 to inline into the methods that end.
+    writeHead(res, false);
+    res[kUres].end(body, false);
+    return;
+  }
+  writeEndOther(res, body, prepared);
+}
+
+/** {@link writeEnd} for a head already out, a prepared head, a bodiless status or HEAD, or a connection that closes. */
+function writeEndOther(res: Response, body: string | Uint8Array | ArrayBuffer, prepared: ArrayBuffer | undefined): void {
   // Headers already out: write() went first and the body is chunked. uWS's end(…, true) (v20.30
   // and v20.51, checked) writes its `Connection: close` line after the last chunk, inside the
   // body, which breaks the framing; such a response ends without it (a closing server closes the connection anyway).
@@ -256,12 +286,18 @@ export function writeEnd(res: Response, body: string | Uint8Array | ArrayBuffer,
  * 'finish') then also records its Content-Length, for `get('content-length')`.
  */
 export function beforeEnd(res: Response, body?: string | Uint8Array | ArrayBuffer): void {
+  const hooks = res[kLife].hooks;
+  if (hooks.onSend.length > 0 || hooks.onResponse.length > 0 || res[kHasListeners]) hookedEnd(res, body);
+  res.req[kEnd]();
+}
+
+/** {@link beforeEnd} when hooks or listeners are there to see the response. */
+function hookedEnd(res: Response, body: string | Uint8Array | ArrayBuffer | undefined): void {
   if (!res[kHeadersSent] && !res[kHooked]) res[kLife].beforeHead(res.req, res);
   if (res[kLife].hooks.onResponse.length > 0 || res[kHasListeners]) {
     res.req[kKeepAddress]();
     if (body !== undefined && !res[kHeadersSent] && res[kHasListeners]) noteLength(res, body);
   }
-  res.req[kEnd]();
 }
 
 /** The response was handed to uWS whole: done, and the lifecycle's `finished` runs. */
@@ -283,6 +319,15 @@ export function startHead(res: Response): void {
  */
 export function writeHead(res: Response, closing?: boolean): void {
   res[kHeadersSent] = true;
+  if (closing !== true && res[kLife].keepAlive === '') {
+    res[kHeads].write(res[kUres], res.statusCode, res[kHeaders], res[kReason]);
+    return;
+  }
+  writeOtherHead(res, closing);
+}
+
+/** {@link writeHead} when the connection closes or the keepAliveHeader option adds its lines. */
+function writeOtherHead(res: Response, closing: boolean | undefined): void {
   let list = res[kHeaders];
   if (closing === true) {
     if (list !== null && indexOfHeader(list, 'connection') >= 0) list = withoutHeader(list, 'connection');

@@ -10,7 +10,7 @@ import { contentType, TYPES } from './content-type.ts';
 import { LazyEmitter } from './emitter.ts';
 import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
 import { type EventStream, openEventStream } from './event-stream.ts';
-import { checkReason, type HeadCache, type HeaderList, type HeaderValue, lowerName } from './headers.ts';
+import { checkReason, type HeadCache, type HeaderList, type HeaderValue, JSON_ONLY as SHARED_JSON, lowerName } from './headers.ts';
 import { installResponseHelpers } from './negotiation.ts';
 import type { PreparedHead, PreparedHeader } from './prepared.ts';
 import type { Request } from './request.ts';
@@ -49,13 +49,8 @@ const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 const RESOLVED = Promise.resolve();
 
-/**
- * The header list of a response whose only header is the content type json() set. Written as a
- * literal, V8 keeps its storage copy-on-write, and `slice()` then makes an array that shares it
- * until something changes it: one object per response instead of two. (Not for send()'s text:
- * there the copy costs more instructions than the bytes it saves.)
- */
-const JSON_ONLY: HeaderList = ['content-type', 'application/json; charset=utf-8'];
+/** The shared header list of json()'s responses (headers.ts), as a module-local constant. */
+const JSON_ONLY: HeaderList = SHARED_JSON;
 if (JSON_ONLY[1] !== TYPES.json) throw new Error('response.ts: JSON_ONLY must match TYPES.json');
 
 /**
@@ -360,7 +355,7 @@ export class Response extends LazyEmitter {
    */
   json(value: unknown): this {
     const text = JSON.stringify(value);
-    if (this[kHeaders] === null) this[kHeaders] = JSON_ONLY.slice();
+    if (this[kHeaders] === null) this[kHeaders] = JSON_ONLY;
     else putHeader(this, 'content-type', TYPES.json!, false);
     this.#finish(text ?? 'null');
     return this;
@@ -578,12 +573,8 @@ export class Response extends LazyEmitter {
    * lives on the instance, the original on the prototype.
    */
   #finish(body: string | Uint8Array | ArrayBuffer): void {
-    if (this.end !== END) {
-      if (!this.headersSent) noteLength(this, body);
-      this.end(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
-      return;
-    }
-    endWith(this, body);
+    if (this.end === END) endWith(this, body);
+    else endReplaced(this, body);
   }
 
   // What the helper files (before-head.ts, response-stream.ts, event-stream.ts, redirect.ts)
@@ -623,6 +614,12 @@ export class Response extends LazyEmitter {
    * ```
    */
   declare vary: (field: string | string[]) => this;
+}
+
+/** How {@link Response.send} and the others end when a middleware replaced `res.end` (kept apart from #finish, which stays small). */
+function endReplaced(res: Response, body: string | Uint8Array | ArrayBuffer): void {
+  if (!res.headersSent) noteLength(res, body);
+  res.end(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
 }
 
 /** The response [kCork] put in the Sync phase, until the microtask it queued ({@link uncork}) runs. */

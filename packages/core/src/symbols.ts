@@ -79,5 +79,5 @@ export const kReplaced: unique symbol = Symbol('velox.replaced');
 export const kBody: unique symbol = Symbol('velox.body');
 /** The error every body read fails with when the framing headers were unsafe, else undefined. */
 export const kFraming: unique symbol = Symbol('velox.framing');
-/** One header by lower-case name from the copied list, without building `req.headers`. */
-export const kRawHeader: unique symbol = Symbol('velox.rawHeader');
+/** The Content-Type a body started with, or the record's once `req.headers` is built (`req.json()`'s check). */
+export const kContentType: unique symbol = Symbol('velox.contentType');

@@ -61,6 +61,41 @@ describe('req.json() media type', () => {
     expect(parsed).toEqual([]);
   });
 
+  it('checks the first Content-Type line of a request that sends two (raw bytes)', async () => {
+    const { port, parsed } = await jsonApp();
+    const request = (first: string, second: string) =>
+      `POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: ${first}\r\nContent-Length: 7\r\nContent-Type: ${second}\r\nConnection: close\r\n\r\n{"a":1}`;
+    const [refused] = parseResponses((await raw(port, request('text/plain', 'application/json'))).text);
+    expect(refused!.status).toBe(415);
+    const [taken] = parseResponses((await raw(port, request('application/json', 'text/plain'))).text);
+    expect([taken!.status, JSON.parse(taken!.body)]).toEqual([200, { a: 1 }]);
+    expect(parsed).toEqual([{ a: 1 }]);
+  });
+
+  it('reads the type from req.headers when a middleware changed it there, also after the body started', async () => {
+    const app = server();
+    // The body starts when the middleware goes async (its headers are copied then); the type is
+    // changed after that, and json() must see the change.
+    app.use(async (req, _res, next) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (req.get('x-legacy-client') === '1') req.headers['content-type'] = 'application/json';
+      next();
+    });
+    app.post('/json', async (req, res) => res.json(await req.json()));
+    const { url } = await start(app);
+    const post = (legacy: boolean) =>
+      fetch(`${url}/json`, {
+        method: 'POST',
+        body: '{"b":2}',
+        headers: { 'content-type': 'text/plain', ...(legacy ? { 'x-legacy-client': '1' } : {}) },
+      });
+    const legacy = await post(true);
+    expect([legacy.status, await legacy.json()]).toEqual([200, { b: 2 }]);
+    const other = await post(false);
+    expect(other.status).toBe(415);
+    await other.text();
+  });
+
   it('answers 415 to the other types a form can send without a preflight', async () => {
     const { url, parsed } = await jsonApp();
     for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {

@@ -314,6 +314,39 @@ describe('Response', () => {
     expect(packets.length).toBe(1);
   });
 
+  it("keeps json()'s content type per response: a hook that replaces or removes it changes that response only", async () => {
+    // json() starts every response with one shared header list (copied before any change): a
+    // change made in place would reach every later json() answer of the process.
+    const app = server();
+    app.addHook('onSend', (req, res) => {
+      if (req.query.hook === 'replace') res.set('content-type', 'application/vnd.test+json');
+      if (req.query.hook === 'remove') res.remove('content-type');
+      if (req.query.hook === 'add') res.set('x-extra', '1');
+    });
+    app.get('/j', (req, res) => res.json({ hook: req.query.hook ?? null }));
+    const { url } = await start(app);
+    const plain = async () => {
+      const answer = await fetch(`${url}/j`);
+      expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(answer.headers.get('x-extra')).toBeNull();
+      expect(await answer.json()).toEqual({ hook: null });
+    };
+    await plain();
+    const replaced = await fetch(`${url}/j?hook=replace`);
+    expect(replaced.headers.get('content-type')).toBe('application/vnd.test+json');
+    await replaced.text();
+    await plain();
+    const removed = await fetch(`${url}/j?hook=remove`);
+    expect(removed.headers.get('content-type')).toBeNull();
+    await removed.text();
+    await plain();
+    const added = await fetch(`${url}/j?hook=add`);
+    expect(added.headers.get('x-extra')).toBe('1');
+    expect(added.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    await added.text();
+    await plain();
+  });
+
   it('takes Node-style end(callback), and runs onSend once for a HEAD answered with writes', async () => {
     const app = server();
     let ended = 0;
