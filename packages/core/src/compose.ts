@@ -19,28 +19,34 @@ export type Fail = (err: unknown, req: Request, res: Response) => void;
 /** Runs `chain[i]` and what follows it; errors of every kind go to `fail`. */
 export function run(chain: readonly ChainFn[], i: number, req: Request, res: Response, fail: Fail): void {
   const fn = chain[i]!;
-  const last = i === chain.length - 1;
   // Only a last function that declares `next` gets one: a next() from it means nothing
   // answered, so the request goes to the not-found handler.
-  let next: (err?: unknown) => void;
-  if (last) {
-    // Reading a function's `length` goes through an accessor call each time: ask once per chain.
-    let takesNext = (chain as Chain).lastTakesNext;
-    if (takesNext === undefined) takesNext = (chain as Chain).lastTakesNext = fn.length > 2;
-    next = takesNext ? fallThrough(req, res, fail) : noNext;
-  } else next = nextOf(chain, i, req, res, fail);
+  const next = i === chain.length - 1 ? lastNext(chain as Chain, fn, req, res, fail) : nextOf(chain, i, req, res, fail);
   let result: unknown;
   try {
     result = fn(req, res, next);
   } catch (err) {
     return fail(err, req, res);
   }
-  if (result !== undefined && typeof (result as Promise<unknown>).then === 'function') {
-    // A no-op for the value rather than `undefined`: V8 then settles the derived promise with
-    // undefined instead of the handler's result, skipping a `then` lookup on that result (often
-    // the Response, whose prototype chain is long). About 800 instructions per async handler.
-    (result as Promise<unknown>).then(noNext, (err: unknown) => fail(err, req, res));
-  }
+  // The closure for a rejection is made in watch(): a closure made here would have every call
+  // of run() allocate its context, sync handlers' too (and make run() too big to inline).
+  if (result !== undefined && typeof (result as Promise<unknown>).then === 'function') watch(result as Promise<unknown>, req, res, fail);
+}
+
+/** The `next` of a chain's last function: none unless it declares one. */
+function lastNext(chain: Chain, fn: ChainFn, req: Request, res: Response, fail: Fail): (err?: unknown) => void {
+  // Reading a function's `length` goes through an accessor call each time: ask once per chain.
+  let takesNext = chain.lastTakesNext;
+  if (takesNext === undefined) takesNext = chain.lastTakesNext = fn.length > 2;
+  return takesNext ? fallThrough(req, res, fail) : noNext;
+}
+
+/** Sends a rejection of what a chain function returned to `fail`. */
+function watch(result: Promise<unknown>, req: Request, res: Response, fail: Fail): void {
+  // A no-op for the value rather than `undefined`: V8 then settles the derived promise with
+  // undefined instead of the handler's result, skipping a `then` lookup on that result (often
+  // the Response, whose prototype chain is long). About 800 instructions per async handler.
+  result.then(noNext, (err: unknown) => fail(err, req, res));
 }
 
 // The closures below are returned, never assigned to a name: tools that keep function names

@@ -91,13 +91,13 @@ function nameBytes(name: string): ArrayBuffer | string {
  */
 export class Request<Params = Record<string, string>, Q = Query> {
   /** The server that received this request. */
-  readonly server: Server;
+  declare readonly server: Server;
   /** The response paired with this request. */
-  readonly res: Response;
+  declare readonly res: Response;
   /** The HTTP method, upper-case. */
-  method: string;
+  declare method: string;
   /** Route parameters, percent-decoded (`/users/:id` gives `params.id`; a `/*` route gives `params['*']`). */
-  params: Params;
+  declare params: Params;
 
   #ureq: HttpRequest | null;
   #ures: HttpResponse;
@@ -126,17 +126,11 @@ export class Request<Params = Record<string, string>, Q = Query> {
     this.#ureq = ureq;
     this.#ures = ures;
     this.#path = path;
-    this.#rawQuery = undefined;
-    this.#url = undefined;
-    this.#query = undefined;
-    this.#headers = undefined;
-    this.#rawHeaders = undefined;
-    this.#cookies = undefined;
-    this.#signedCookies = undefined;
-    this.#remote = undefined;
-    this.#body = undefined;
-    this.#framing = undefined;
-    this.#locals = undefined;
+    // The other fields start undefined: the class's field initializer, which runs before this
+    // (private fields cannot be only declared), defines them so. Storing undefined again here
+    // would be eleven more stores per request, and a constructor too big for V8 to inline. (The
+    // public fields are only declared, for the same reason: the initializer would define them
+    // too, and this would store each twice.)
   }
 
   /** A place for middlewares to leave per-request data (made on first use). */
@@ -487,11 +481,7 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
 
   #live(): HttpRequest {
-    if (this.#ureq) return this.#ureq;
-    throw new VeloxError(
-      ErrorCodes.INVALID_OPTION,
-      'Request data was read after the response was sent from the synchronous part of the handler; read it before sending',
-    );
+    return this.#ureq ?? requestGone();
   }
 
   /** @internal The uWS callback is about to return: copy what may be needed later and start the body. */
@@ -634,6 +624,14 @@ export class Request<Params = Record<string, string>, Q = Query> {
   declare readonly fresh: boolean;
   /** `!req.fresh`. */
   declare readonly stale: boolean;
+}
+
+/** What reading uWS's request after it is gone throws (kept out of #live, which stays small enough to inline). */
+function requestGone(): never {
+  throw new VeloxError(
+    ErrorCodes.INVALID_OPTION,
+    'Request data was read after the response was sent from the synchronous part of the handler; read it before sending',
+  );
 }
 
 // The HTTP helpers (negotiation.ts). The Node.js/Express members that `nodeCompat` of

@@ -66,7 +66,7 @@ if (JSON_ONLY[1] !== TYPES.json) throw new Error('response.ts: JSON_ONLY must ma
  */
 export class Response extends LazyEmitter {
   /** The server that received the request. */
-  readonly server: Server;
+  declare readonly server: Server;
   /**
    * Always `undefined`: a response is not a thenable. It is an own field so that the engine, which
    * looks `then` up on any object a promise is resolved with (an async handler returning
