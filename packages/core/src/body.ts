@@ -141,18 +141,12 @@ export class Body {
     this._limit = limit;
     this._as = as;
     if (this.expectedLength > limit || this._received > limit) return Promise.reject(this._overflow());
-    if (this._done) {
-      try {
-        return Promise.resolve(this._convert(this._concat()));
-      } catch (err) {
-        return Promise.reject(err);
-      }
+    // What is left: the body arrived whole before the read (read() takes every other case).
+    try {
+      return Promise.resolve(this._convert(this._concat()));
+    } catch (err) {
+      return Promise.reject(err);
     }
-    this._resume();
-    return new Promise((resolve, reject) => {
-      this._resolve = resolve;
-      this._reject = reject;
-    });
   }
 
   /** Makes the body a Readable; chunks queued so far come first. */

@@ -63,7 +63,7 @@ export function headerValue(res: Response, key: string): HeaderValue | undefined
 
 /** Stores a checked header; one already set is replaced only when `replace` is true. */
 export function putHeader(res: Response, key: string, value: HeaderValue, replace: boolean): void {
-  const list = res[kHeaders];
+  let list = res[kHeaders];
   if (list === null) {
     res[kHeaders] = [key, value];
     return;
@@ -71,8 +71,8 @@ export function putHeader(res: Response, key: string, value: HeaderValue, replac
   const i = indexOfHeader(list, key);
   if (i >= 0) {
     if (!replace) return;
-    if (list === JSON_ONLY) res[kHeaders] = [key, value];
-    else list[i + 1] = value;
+    if (list === JSON_ONLY) list = res[kHeaders] = list.slice();
+    list[i + 1] = value;
   } else if (list.length === 2) {
     // The second header (most often the content type send() adds to one the app set): a new list
     // of four. A push would give the list storage for 19 entries, copied over (~170 bytes).
@@ -90,11 +90,11 @@ export function headerRecord(res: Response): Record<string, HeaderValue> {
 
 /** Removes a header, by its lower-case name. */
 export function removeHeader(res: Response, key: string): void {
-  const list = res[kHeaders];
+  let list = res[kHeaders];
   const i = list === null ? -1 : indexOfHeader(list, key);
   if (i < 0) return;
-  if (list === JSON_ONLY) res[kHeaders] = [];
-  else list!.splice(i, 2);
+  if (list === JSON_ONLY) list = res[kHeaders] = list.slice();
+  list!.splice(i, 2);
 }
 
 /** Sets one header, checked. */
