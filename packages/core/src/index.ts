@@ -25,6 +25,7 @@ export type { WebSocketRoute, WebSocketMessage, PublishOptions } from './ws-rout
 export type { Query, Headers, JsonOptions } from './types.ts';
 export type { CookieOptions } from './response-cookies.ts';
 export type { StreamOptions } from './response-stream.ts';
+export type { BodyTransform, BodyStream, BodySink } from './body-transform.ts';
 export type { EventOptions, EventStream } from './event-stream.ts';
 export type { HeaderValue } from './headers.ts';
 export type { PluginFix, PlaceholderKind, PlaceholderTarget } from './placeholders.ts';

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { headersSent } from './errors.ts';
 import type { Response } from './response.ts';
 import { setHeader, tryEndChunk } from './response-write.ts';
-import { kEndVia, kHeadersSent, kHold, kIsHead, kReplaced } from './symbols.ts';
+import { kEndVia, kHeadersSent, kHold, kIsHead, kReplaced, kTransform } from './symbols.ts';
 
 /**
  * Options of `res.stream()`.
@@ -66,6 +66,11 @@ export function streamTo(res: Response, source: Readable, options: StreamOptions
     // A write or end a middleware replaced (compression) must see every chunk: no tryEnd then.
     // Nor once write() sent the head: the body goes on the way it started.
     if (size === undefined || head || res[kReplaced] || res[kHeadersSent]) {
+      // A body transform not opened yet sees the length (and keeps it, stepping aside: then the
+      // chunks go out through the declared-length path, with tryEnd).
+      if (size !== undefined && !head && typeof res[kTransform] === 'function' && !res[kHeadersSent] && !res.hasHeader('content-length')) {
+        setHeader(res, 'content-length', size);
+      }
       source.on('data', (chunk: Buffer) => {
         if (!res.write(chunk) && !res.aborted) {
           source.pause();

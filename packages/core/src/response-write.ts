@@ -10,10 +10,11 @@ import { Buffer } from 'node:buffer';
 import type { us_socket_context_t } from '@based/uws';
 import { Bag } from './bag.ts';
 import type { Hold } from './before-head.ts';
+import type { BodySink, BodyStream, BodyTransform } from './body-transform.ts';
 import { refuseRest } from './body.ts';
 import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
 import { checkName, checkValue, type HeaderList, type HeaderValue, indexOfHeader, JSON_ONLY, withoutHeader } from './headers.ts';
-import type { PreparedHead } from './prepared.ts';
+import type { PreparedHead, PreparedHeader } from './prepared.ts';
 import type { Response } from './response.ts';
 import * as symbols from './symbols.ts';
 
@@ -40,6 +41,7 @@ const kOnWritable: typeof symbols.kOnWritable = symbols.kOnWritable;
 const kOverflowed: typeof symbols.kOverflowed = symbols.kOverflowed;
 const kPhase: typeof symbols.kPhase = symbols.kPhase;
 const kReason: typeof symbols.kReason = symbols.kReason;
+const kTransform: typeof symbols.kTransform = symbols.kTransform;
 const kUnreadBody: typeof symbols.kUnreadBody = symbols.kUnreadBody;
 const kUres: typeof symbols.kUres = symbols.kUres;
 
@@ -78,6 +80,23 @@ export function putHeader(res: Response, key: string, value: HeaderValue, replac
     // of four. A push would give the list storage for 19 entries, copied over (~170 bytes).
     res[kHeaders] = [list[0]!, list[1]!, key, value];
   } else list.push(key, value);
+}
+
+/** `res.setPrepared(list)`: every header of the list, replacing those set; a response with none takes a copy of the list. */
+export function setAllPrepared(res: Response, headers: readonly PreparedHeader[]): void {
+  if (res[kHeaders] === null) {
+    const list: HeaderList = [];
+    for (let i = 0; i < headers.length; i++) {
+      const header = headers[i]!;
+      // A name twice in the list: the later value, as set() one by one would leave.
+      const at = i === 0 ? -1 : indexOfHeader(list, header.key);
+      if (at >= 0) list[at + 1] = header.value;
+      else list.push(header.key, header.value);
+    }
+    res[kHeaders] = list;
+    return;
+  }
+  for (let i = 0; i < headers.length; i++) putHeader(res, headers[i]!.key, headers[i]!.value, true);
 }
 
 /** All headers set so far, as a record. */
@@ -154,6 +173,7 @@ export function writeChunk(
   }
   if (typeof chunk !== 'string' && chunk.byteLength === 0) return true;
   if (chunk === '') return true; // uWS reads an empty write as the end of the body
+  if (res[kTransform] !== null) return writeTransformed(res, chunk);
   const declared = res[kDeclared];
   if (declared !== null) return writeDeclared(res, declared, chunk, false);
   if (!res[kHeadersSent]) {
@@ -191,7 +211,7 @@ export function endChunk(res: Response, chunk?: string | Uint8Array | (() => voi
 
 /** Ends the response with `body`, the head first; corks unless uWS has. */
 export function endWith(res: Response, body: string | Uint8Array | ArrayBuffer): void {
-  if (res[kPhase] === Phase.Sync && res[kDeclared] === null && res[kHold] === null) {
+  if (res[kPhase] === Phase.Sync && res[kDeclared] === null && res[kHold] === null && res[kTransform] === null) {
     // The usual end, inside uWS's cork. The rest is kept apart (its closures would make every
     // call allocate a context), so that this stays small enough for V8 to inline.
     beforeEnd(res, body);
@@ -214,6 +234,11 @@ function endWithOther(res: Response, body: string | Uint8Array | ArrayBuffer): v
   }
   if (res[kHold]?.defer((go) => go && endWith(res, body), true)) return;
   beforeEnd(res, body);
+  if (res[kTransform] !== null) {
+    const out = transformWhole(res, body);
+    if (out === null) return;
+    body = out;
+  }
   if (phase === Phase.Sync) writeEnd(res, body);
   else res[kUres].cork(() => writeEnd(res, body));
   afterEnd(res);
@@ -391,7 +416,7 @@ export function whenWritable(res: Response): void {
   registerWritable(res);
 }
 
-function registerWritable(res: Response): void {
+export function registerWritable(res: Response): void {
   res[kUres].onWritable((offset) => (res[kOnWritable] ? res[kOnWritable](offset) : true));
 }
 
@@ -625,4 +650,173 @@ export function startOver(res: Response, err: unknown): void {
   res[kReason] = undefined;
   res[kHeaders] = null;
   res[kLife].fail(err, res.req, res);
+}
+
+// ---------------------------------------------------------------------------------------------
+// res.transformBody() (body-transform.ts has the types and what they promise). A response that
+// has none pays one field compare in writeChunk, endWith and sendPrepared.
+
+/** A {@link BodyStream} a transform opened, and the {@link BodySink} core gives it. */
+export class Transforming implements BodySink {
+  readonly transform: BodyTransform;
+  readonly stream: BodyStream;
+  readonly res: Response;
+  /** The app ended its body: writes throw, the response ends when the stream calls end(). */
+  ended = false;
+  /** The stream ended the response, or it was dropped (client gone, destroyed): nothing more goes out. */
+  over = false;
+
+  constructor(res: Response, transform: BodyTransform, stream: BodyStream) {
+    this.res = res;
+    this.transform = transform;
+    this.stream = stream;
+  }
+
+  write(chunk: Uint8Array): boolean {
+    const res = this.res;
+    if (this.over || res[kPhase] >= Phase.Done) return false;
+    if (chunk.byteLength === 0) return true; // uWS reads an empty write as the end of the body
+    let ok = true;
+    corked(res, () => {
+      if (!res[kHeadersSent]) writeHead(res);
+      ok = res[kUres].write(chunk);
+    });
+    if (!ok && res[kOnWritable] === undefined) {
+      res[kOnWritable] = () => {
+        res[kOnWritable] = undefined;
+        if (!this.over) this.stream.resume();
+        return true;
+      };
+      registerWritable(res);
+    }
+    return ok;
+  }
+
+  end(): void {
+    const res = this.res;
+    if (this.over || res[kPhase] >= Phase.Done) return;
+    this.over = true;
+    corked(res, () => writeEnd(res, ''));
+    afterEnd(res);
+  }
+
+  drain(): void {
+    if (!this.over && this.res[kPhase] < Phase.Done) this.res.emit('drain');
+  }
+
+  fail(err: unknown): void {
+    const res = this.res;
+    if (this.over) return;
+    res[kLife].config.logger?.error(err);
+    cut(res);
+  }
+}
+
+/** A transform's stream is dropped before it ended the response (client gone, destroy(), fail()). */
+export function dropTransform(res: Response): void {
+  const current = res[kTransform];
+  if (current === null || typeof current === 'function') return;
+  if (current.over) return;
+  current.over = true;
+  try {
+    current.stream.destroy();
+  } catch (err) {
+    res[kLife].config.logger?.error(err);
+  }
+}
+
+function isBodyStream(out: unknown): out is BodyStream {
+  return typeof out === 'object' && out !== null && !(out instanceof Uint8Array) && typeof (out as BodyStream).write === 'function';
+}
+
+function bodiless(res: Response): boolean {
+  const status = res.statusCode;
+  return res[kIsHead] || status < 200 || status === 204 || status === 304;
+}
+
+/**
+ * Calls the transform (taken off the response); returns what it gave, or `FAILED` when it threw
+ * (the response then starts over through the error path, without it).
+ */
+function callTransform(res: Response, transform: BodyTransform, body: string | Uint8Array | null): string | Uint8Array | BodyStream | undefined | typeof FAILED {
+  res[kTransform] = null;
+  try {
+    return transform(res, body);
+  } catch (err) {
+    startOver(res, err);
+    return FAILED;
+  }
+}
+
+const FAILED: unique symbol = Symbol('velox.transformFailed');
+
+/** The stream a transform returned, put in place: it gets the sink, Content-Length goes. */
+function openStream(res: Response, transform: BodyTransform, stream: BodyStream): Transforming {
+  const state = new Transforming(res, transform, stream);
+  res[kTransform] = state;
+  removeHeader(res, 'content-length');
+  stream.start(state);
+  return state;
+}
+
+/**
+ * endWith() on a response with a transform: returns the body to write, or null when the
+ * transform took it (a stream, which ends the response itself) or the response started over.
+ */
+function transformWhole(res: Response, body: string | Uint8Array | ArrayBuffer): string | Uint8Array | ArrayBuffer | null {
+  const current = res[kTransform]!;
+  if (typeof current !== 'function') {
+    // Streaming already (the app wrote first): its last chunk, then the end.
+    if (current.ended) throw headersSent();
+    current.ended = true;
+    const last = typeof body === 'string' ? Buffer.from(body) : body instanceof ArrayBuffer ? new Uint8Array(body) : body;
+    if (last.byteLength > 0 && !current.over) current.stream.write(last);
+    if (!current.over) current.stream.end();
+    return null;
+  }
+  const whole = body instanceof ArrayBuffer ? new Uint8Array(body) : body;
+  const out = callTransform(res, current, whole);
+  if (out === FAILED) return null;
+  if (out === undefined || out === null) return body;
+  if (bodiless(res)) {
+    if (isBodyStream(out)) out.destroy();
+    return body;
+  }
+  if (typeof out === 'string' || out instanceof Uint8Array) {
+    if (headerValue(res, 'content-length') !== undefined) putHeader(res, 'content-length', String(typeof out === 'string' ? Buffer.byteLength(out) : out.byteLength), true);
+    return out;
+  }
+  if (!isBodyStream(out)) {
+    startOver(res, new VeloxError(ErrorCodes.INVALID_OPTION, 'A body transform returned something that is not a string, bytes, a BodyStream or undefined'));
+    return null;
+  }
+  const state = openStream(res, current, out);
+  state.ended = true;
+  const bytes = typeof whole === 'string' ? Buffer.from(whole) : whole;
+  if (bytes.byteLength > 0 && !state.over) out.write(bytes);
+  if (!state.over) out.end();
+  return null;
+}
+
+/** writeChunk() on a response with a transform: opened on the first chunk, then every chunk goes through its stream. */
+function writeTransformed(res: Response, chunk: string | Uint8Array): boolean {
+  let current = res[kTransform]!;
+  if (typeof current === 'function') {
+    // onSend hooks first: the transform sees the final head.
+    if (!res[kHeadersSent]) startHead(res);
+    const out = callTransform(res, current, null);
+    if (out === FAILED) return false;
+    if (out === undefined || out === null || bodiless(res)) {
+      if (isBodyStream(out)) out.destroy();
+      return writeChunk(res, chunk);
+    }
+    if (!isBodyStream(out)) {
+      startOver(res, new VeloxError(ErrorCodes.INVALID_OPTION, 'A body transform returned bytes for a streamed body: only a BodyStream or undefined can take one'));
+      return false;
+    }
+    current = openStream(res, current, out);
+  }
+  if (current.ended) throw headersSent();
+  if (current.over) return false;
+  return current.stream.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
 }

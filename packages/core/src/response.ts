@@ -4,6 +4,7 @@
  * and the body to uWS (cork, end, tryEnd, write, onWritable) and keeps the phase, aborted included.
  */
 import type { Readable } from 'node:stream';
+import type { BodyTransform } from './body-transform.ts';
 import type { HttpResponse } from '@based/uws';
 import { Hold } from './before-head.ts';
 import { contentType, TYPES } from './content-type.ts';
@@ -12,7 +13,7 @@ import { ErrorCodes, headersSent, VeloxError } from './errors.ts';
 import { type EventStream, openEventStream } from './event-stream.ts';
 import { checkReason, type HeadCache, type HeaderList, type HeaderValue, JSON_ONLY as SHARED_JSON, lowerName } from './headers.ts';
 import { installResponseHelpers } from './negotiation.ts';
-import type { PreparedHead, PreparedHeader } from './prepared.ts';
+import { type PreparedHead, PreparedHeader as PreparedHeaderClass, type PreparedHeader } from './prepared.ts';
 import type { Request } from './request.ts';
 import type { Server } from './server.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -26,7 +27,7 @@ import { kAbort, kCloseAfter, kCork, kDetach, kEndVia, kFinish, kNextInflight, k
 // What the methods use of response-write.ts and symbols.ts, as module-local constants (the symbols
 // that only name members are imported as usual): V8 folds those into the optimised code, where it
 // reads an imported binding from its module cell on every use (see response-write.ts).
-const { corked, cut, endChunk, endPrepared, endWith, headerRecord, headerValue, noteLength, putHeader, removeHeader, setHeader, writeChunk } = write;
+const { corked, cut, endChunk, setAllPrepared, endPrepared, endWith, headerRecord, headerValue, noteLength, putHeader, removeHeader, setHeader, writeChunk } = write;
 const Phase = write.Phase;
 type Phase = write.Phase;
 const kClose: typeof symbols.kClose = symbols.kClose;
@@ -43,6 +44,7 @@ const kOnWritable: typeof symbols.kOnWritable = symbols.kOnWritable;
 const kPhase: typeof symbols.kPhase = symbols.kPhase;
 const kReason: typeof symbols.kReason = symbols.kReason;
 const kUres: typeof symbols.kUres = symbols.kUres;
+const kTransform: typeof symbols.kTransform = symbols.kTransform;
 
 // Not an ESM import of node:http: see headers.ts.
 const { STATUS_CODES } = process.getBuiltinModule('node:http');
@@ -104,6 +106,7 @@ export class Response extends LazyEmitter {
   [kHooked] = false;
   [kHold]: Hold | null = null;
   [kDeclared]: write.DeclaredBody | null = null;
+  [kTransform]: BodyTransform | write.Transforming | null = null;
   /** @internal The lifecycle's list of responses in progress (no flag of its own: see Lifecycle.finished). */
   [kPrevInflight]: Response | null = null;
   /** @internal */
@@ -194,6 +197,48 @@ export class Response extends LazyEmitter {
   }
 
   /**
+   * Hands the body of this response to `transform` on its way out: core's one extension point
+   * for a plugin that changes the bytes a response sends (@velox/compress uses it). Core calls
+   * it once, just before the head goes out, with the whole body, or with `null` when the body is
+   * streamed; it returns the body to send, a {@link BodyStream} that produces it, or `undefined`
+   * to leave it as it is (see {@link BodyTransform}). It sees every way a response is answered
+   * (`send`, `json`, `html`, `end`, `write`, `stream`, `sse`, `sendPrepared`, error answers).
+   * A response has one owner of its body: a second, different transform throws
+   * `VELOX_ERR_INVALID_OPTION` (read {@link Response.bodyTransform} first). After the head went
+   * out, it throws `VELOX_ERR_HEADERS_SENT`.
+   * @example
+   * ```ts
+   * import { gzipSync } from 'node:zlib';
+   * const gzip: BodyTransform = (res, body) => {
+   *   if (body === null || body.length < 1024) return undefined;
+   *   res.set('content-encoding', 'gzip');
+   *   return gzipSync(body);
+   * };
+   * app.get('/big', (req, res) => res.transformBody(gzip).json(bigObject));
+   * ```
+   */
+  transformBody(transform: BodyTransform): this {
+    if (typeof transform !== 'function') throw new VeloxError(ErrorCodes.INVALID_OPTION, 'transformBody() takes a function (res, body) => body | BodyStream | undefined');
+    if (this[kHeadersSent] || this[kPhase] >= Phase.Done) throw headersSent();
+    const current = this[kTransform];
+    if (current !== null && current !== transform) {
+      throw new VeloxError(
+        ErrorCodes.INVALID_OPTION,
+        'This response already has a body transform: a response has one owner of its body. Check res.bodyTransform before adding one.',
+      );
+    }
+    this[kTransform] = transform;
+    return this;
+  }
+
+  /** The transform given to {@link Response.transformBody}, until it stepped aside or the response ended; else undefined. */
+  get bodyTransform(): BodyTransform | undefined {
+    const current = this[kTransform];
+    if (current === null) return undefined;
+    return typeof current === 'function' ? current : current.transform;
+  }
+
+  /**
    * Sets the status code.
    * @example
    * ```ts
@@ -230,16 +275,21 @@ export class Response extends LazyEmitter {
 
   /**
    * Sets a header checked once beforehand (a {@link PreparedHeader}): as `set(name, value)`,
-   * without checking the name and value again.
+   * without checking the name and value again. Given a list of them, sets them all in one call
+   * (on a response with no header yet, the list is copied whole): how a middleware that adds a
+   * fixed block of headers (security headers, CORS) pays one call per request.
    * @example
    * ```ts
    * const cacheForever = new PreparedHeader('Cache-Control', 'public, max-age=31536000, immutable');
    * app.get('/assets/:file', (req, res) => res.setPrepared(cacheForever).send(asset(req.params.file)));
+   * const block = [new PreparedHeader('X-Frame-Options', 'DENY'), new PreparedHeader('X-Content-Type-Options', 'nosniff')];
+   * app.use((req, res, next) => { res.setPrepared(block); next(); });
    * ```
    */
-  setPrepared(header: PreparedHeader): this {
+  setPrepared(header: PreparedHeader | readonly PreparedHeader[]): this {
     if (this[kHeadersSent]) throw headersSent();
-    putHeader(this, header.key, header.value, true);
+    if (header instanceof PreparedHeaderClass) putHeader(this, header.key, header.value, true);
+    else setAllPrepared(this, header);
     return this;
   }
 
@@ -405,6 +455,7 @@ export class Response extends LazyEmitter {
       this[kHold] !== null ||
       this[kLife].hooks.onSend.length !== 0 ||
       this[kLife].hooks.onResponse.length !== 0 ||
+      this[kTransform] !== null ||
       // An end a middleware replaced (compression) must see this answer.
       this.end !== END
     ) {
@@ -590,7 +641,7 @@ export class Response extends LazyEmitter {
   }
   /** @internal */
   get [kReplaced](): boolean {
-    return this.write !== WRITE || this.end !== END;
+    return this.write !== WRITE || this.end !== END || this[kTransform] !== null;
   }
 
   /** @internal The server is shutting down: ask the client to close the connection. */
@@ -602,6 +653,7 @@ export class Response extends LazyEmitter {
   [kAbort](): boolean {
     if (this[kPhase] >= Phase.Done) return false;
     this[kPhase] = Phase.Aborted;
+    if (this[kTransform] !== null) write.dropTransform(this);
     return true;
   }
 

@@ -65,6 +65,8 @@ export const kHooked: unique symbol = Symbol('velox.hooked');
 export const kHold: unique symbol = Symbol('velox.hold');
 /** A body of declared length written in pieces (a DeclaredBody: write() with a Content-Length set), or null. */
 export const kDeclared: unique symbol = Symbol('velox.declared');
+/** The body transform given to `transformBody()` (a function), the stream it opened (a Transforming), or null. */
+export const kTransform: unique symbol = Symbol('velox.transform');
 /** A reason phrase set through `statusMessage`, else undefined. */
 export const kReason: unique symbol = Symbol('velox.reason');
 /** Ends the way send() does: through an `end` a middleware replaced, with Content-Length. */
