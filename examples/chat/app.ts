@@ -7,6 +7,10 @@
  * - @velox/router + @velox/validate: the JSON API, with checked bodies and queries.
  * - @velox/ws: live messages per room; the upgrade checks the session.
  * - @velox/multipart: the avatar upload, with size and type limits.
+ * - @velox/security-headers, @velox/cors, @velox/compress: helmet's header set on every answer,
+ *   the API readable from the front ends listed in `corsOrigins`, answers compressed.
+ * - @velox/rate-limit: at most 10 messages per 10 s per user on the message route (shared by
+ *   every process through Redis when there is one).
  * With a Redis URL, sessions, message history and live messages are shared by every process.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -16,9 +20,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Next, type Request, type Response, Server, VeloxError } from '@velox/core';
+import { compress } from '@velox/compress';
+import { cors } from '@velox/cors';
 import { multipart } from '@velox/multipart';
+import { MemoryStore as RateLimitMemory, RedisStore as RateLimitRedis, rateLimit } from '@velox/rate-limit';
 import { RedisConnection } from '@velox/redis';
 import { Router } from '@velox/router';
+import { securityHeaders } from '@velox/security-headers';
 import { MemoryStore, RedisStore, session } from '@velox/session';
 import { sendFile, serveStatic } from '@velox/static';
 import { validate } from '@velox/validate';
@@ -43,6 +51,10 @@ export interface ChatOptions {
   secret?: string;
   /** Where avatars are written. Default: `UPLOADS_DIR`, else a folder under the OS temp dir. */
   uploadsDir?: string;
+  /** Other origins whose pages may call the API with the user's cookie (CORS). Default: `CORS_ORIGINS` (comma-separated), else none. */
+  corsOrigins?: string[];
+  /** Messages one user may post per 10 seconds. Default: `MESSAGE_LIMIT`, else 10. */
+  messageLimit?: number;
 }
 
 /** The rooms of the chat. */
@@ -84,9 +96,16 @@ export default async function createChat(options: ChatOptions = {}): Promise<Ser
   const prefix = options.prefix ?? process.env.CHAT_PREFIX ?? 'chat:';
   const secret = options.secret ?? process.env.SESSION_SECRET ?? randomBytes(32).toString('base64url');
   const uploadsDir = options.uploadsDir ?? process.env.UPLOADS_DIR ?? join(tmpdir(), 'velox-chat-avatars');
+  const corsOrigins = options.corsOrigins ?? (process.env.CORS_ORIGINS ?? '').split(',').filter(Boolean);
+  const messageLimit = options.messageLimit ?? Number(process.env.MESSAGE_LIMIT ?? 10);
   mkdirSync(uploadsDir, { recursive: true });
 
   const app = new Server({ trustProxy: 'loopback' });
+  // What every answer wears: helmet's header set (the page loads only its own script, style and
+  // avatars, which the default policy allows), and compression of what is worth it (the page's
+  // files are compressed once by @velox/static, which compress leaves alone).
+  app.use(securityHeaders());
+  app.use(compress());
 
   // One Redis connection for the session store, the history and WebSocket publishes (redisPubSub
   // subscribes on a duplicate of it).
@@ -139,6 +158,18 @@ export default async function createChat(options: ChatOptions = {}): Promise<Ser
     res.redirect(303, '/');
   });
 
+  // The API for other front ends (a mobile web app on another origin): CORS with the cookie.
+  // Before the rate limit and the sign-in check, so that their refusals are readable there too.
+  app.use('/api', cors({ origin: corsOrigins, credentials: true, maxAge: 600 }));
+  const messageLimiter = rateLimit({
+    limit: messageLimit,
+    windowMs: 10_000,
+    headers: 'draft-8',
+    identifier: 'messages',
+    keyGenerator: (req) => `${req.session.get('user')}`,
+    store: redis ? new RateLimitRedis({ connection: redis, prefix: `${prefix}rl:` }) : new RateLimitMemory(),
+  });
+
   const api = new Router();
   api.use(requireUser);
   api.get('/me', (req, res) => res.json({ name: req.session.get('user'), avatar: req.session.get('avatar') ?? null }));
@@ -146,7 +177,7 @@ export default async function createChat(options: ChatOptions = {}): Promise<Ser
   api.get('/rooms/:room/messages', validate({ params: room, query: page }), async (req, res) => {
     res.json(await messages.page(req.params.room, req.query.limit, req.query.before));
   });
-  api.post('/rooms/:room/messages', validate({ params: room, body: newMessage }), async (req, res) => {
+  api.post('/rooms/:room/messages', messageLimiter, validate({ params: room, body: newMessage }), async (req, res) => {
     const message = await messages.add(req.params.room, {
       user: req.session.get('user')!,
       avatar: req.session.get('avatar') ?? null,
