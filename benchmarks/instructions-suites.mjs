@@ -5,9 +5,12 @@
 // 1 MiB upload (raw uWS + @fastify/busboy, Velox, hyper-express); and the fetch suite's three
 // scenarios (the same Hono app on Velox's serve(), with lightResponse: false, and on @hono/node-server,
 // beside raw uWS answering the routes itself); and the drop-in express() suite's ping and query
-// (native Velox, @velox/express, @velox/express/5, ultimate-express, Express 4 and 5). Prints one line per server.
+// (native Velox, @velox/express, @velox/express/5, ultimate-express, Express 4 and 5); and the
+// stack suite's two scenarios (Velox bare, with its own cors, security headers, rate limit and
+// compress, the same headers by hand, and the Express middlewares through nodeCompat). Prints one
+// line per server.
 //
-//   node instructions-suites.mjs [session|multipart|fetch-ping|fetch-query|fetch-body|xapp-ping|xapp-query]...
+//   node instructions-suites.mjs [session|multipart|fetch-ping|fetch-query|fetch-body|xapp-ping|xapp-query|stack-small|stack-list]...
 //   (default: all)
 //   INSTR_WARMUP / INSTR_COUNT: requests before / while counting (session 15000 / 5000,
 //   multipart 300 / 200). INSTR_WRITE=1 merges the figures into INSTRUCTIONS-SUITES.md (a row per
@@ -26,6 +29,7 @@ import { ensureCommand } from './lib/tools.mjs';
 import { CONTENT_TYPE, uploadBody } from './servers/multipart/shared.mjs';
 import expressAppSuite from './suites/express-app.mjs';
 import fetchSuite from './suites/fetch.mjs';
+import stackSuite from './suites/stack.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -96,6 +100,15 @@ const fetchScenario = (name) => suiteScenario(fetchSuite, name, FETCH_FILES);
 const XAPP_FILES = ['express-app/velox.mjs', 'express-app/velox-express.mjs', 'express-app/velox-express5.mjs', 'express-app/ultimate-express.mjs', 'express-app/express4.mjs', 'express-app/express5.mjs'];
 const xappScenario = (name) => suiteScenario(expressAppSuite, name, XAPP_FILES);
 
+const STACK_FILES = ['stack/velox-bare.mjs', 'stack/velox.mjs', 'stack/velox-hand.mjs', 'stack/velox-nodecompat.mjs'];
+/** The stack suite's requests carry Origin and Accept-Encoding: written into the bytes here (rawRequest sends no headers of its own). */
+function stackScenario(name) {
+  const request = stackSuite.scenarios.find((s) => s.name === name).request;
+  const extra = Object.entries(request.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const payload = async (port) => Buffer.from(rawRequest(request, port).toString('latin1').replace('\r\n\r\n', `\r\n${extra}\r\n`), 'latin1');
+  return { scenario: name, files: STACK_FILES, payload, warmup: 15_000, count: 5_000, connections: 16 };
+}
+
 const SUITES = {
   session: { scenario: 'session', files: ['session/velox-nosession.mjs', 'session/velox.mjs'], payload: visits, warmup: 15_000, count: 5_000, connections: 16 },
   multipart: { scenario: 'upload', files: ['multipart/uws.mjs', 'multipart/velox.mjs', 'multipart/hyper-express.mjs'], payload: upload, warmup: 300, count: 200, connections: 4 },
@@ -104,6 +117,8 @@ const SUITES = {
   'fetch-body': fetchScenario('fetch-body'),
   'xapp-ping': xappScenario('xapp-ping'),
   'xapp-query': xappScenario('xapp-query'),
+  'stack-small': stackScenario('small'),
+  'stack-list': stackScenario('list'),
 };
 
 ensureCommand('valgrind');

@@ -10,8 +10,9 @@ import fetchSuite from './fetch.mjs';
 import logging from './logging.mjs';
 import multipart from './multipart.mjs';
 import session from './session.mjs';
+import stack from './stack.mjs';
 import staticFiles from './static.mjs';
 import tracing from './tracing.mjs';
 import ws from './ws.mjs';
 
-export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw, fetchSuite, expressApp, logging, tracing];
+export const SUITES = [core, session, staticFiles, multipart, ws, cluster, expressMw, fetchSuite, expressApp, logging, tracing, stack];
