@@ -8,6 +8,7 @@ import {
   type ErrorHandler,
   ErrorCodes,
   type Handler,
+  isMetadataOnly,
   type Method,
   type Middleware,
   type Mountable,
@@ -369,7 +370,9 @@ export class Router<Base extends object = {}> implements Mountable {
     for (const scope of place.scopes) {
       const relation = relateToPrefix(full, scope.segments);
       if (relation === PrefixRelation.Always) chain.push(scope.fn);
-      else if (relation === PrefixRelation.Sometimes) {
+      else if (relation === PrefixRelation.Sometimes && !isMetadataOnly(scope.fn)) {
+        // A metadata-only middleware (describeRoute()) describes the routes surely under its
+        // prefix; core drops it from chains, but wrapped in this test it would run per request.
         const matches = prefixMatcher(scope.segments, full);
         const fn = scope.fn;
         chain.push((req, res, next) => (matches(req.path) ? fn(req, res, next) : next()));

@@ -1,4 +1,4 @@
-import type { Middleware, RouteDefinition } from '@velox/core';
+import { isMetadataOnly, markMetadataOnly, type Middleware, type RouteDefinition } from '@velox/core';
 import { get, listen } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { Router, RouterErrorCodes } from '../src/index.ts';
@@ -158,6 +158,34 @@ describe('Router#use', () => {
     expect(() => new Router().use('/x')).toThrow(/at least one/);
     expect(() => new Router().use('x', trace('x'))).toThrow(/starting with "\/"/);
     expect(() => new Router().use('/x/*', trace('x'))).toThrow(/wildcard/);
+  });
+});
+
+describe('metadata-only middlewares', () => {
+  /** A marker that fails the request if anything ever runs it. */
+  function marker(): Middleware {
+    return markMetadataOnly((_req, _res, next) => next(new Error('a metadata-only middleware ran')));
+  }
+
+  it('keeps router-level markers in the routes they surely apply to, and never runs them', async () => {
+    const app = server();
+    const everywhere = marker();
+    const admin = marker();
+    const own = marker();
+    const r = new Router();
+    r.use(everywhere);
+    r.use('/admin', admin);
+    r.get('/admin/users', own, (_req, res) => res.send('users'));
+    r.get('/:page', (req, res) => res.send(req.params.page));
+    app.use('/r', r);
+    const byPath = new Map(app.routeDefinitions().map((route) => [route.path, route.handlers]));
+    expect(byPath.get('/r/admin/users')?.filter(isMetadataOnly)).toEqual([everywhere, admin, own]);
+    // /:page is only sometimes under /admin: that marker would need a test per request, so it is left out.
+    expect(byPath.get('/r/:page')?.filter(isMetadataOnly)).toEqual([everywhere]);
+    const base = await listen(app);
+    expect((await get(`${base}/r/admin/users`)).text).toBe('users');
+    expect((await get(`${base}/r/admin`)).text).toBe('admin');
+    expect((await get(`${base}/r/home`)).text).toBe('home');
   });
 });
 

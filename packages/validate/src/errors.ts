@@ -17,8 +17,10 @@
 export const ValidateErrorCodes = {
   /** 400: some part of the request failed its schema (or the body is not JSON); `details.issues` lists every problem. */
   VALIDATION: 'VELOX_ERR_VALIDATION',
-  /** Start-up: `validate()` was given something other than Standard Schemas for params, query, headers, cookies and body. */
+  /** Start-up: `validate()` was given something other than Standard Schemas for params, query, headers, cookies, body and response. */
   INVALID_OPTION: 'VELOX_ERR_VALIDATE_INVALID_OPTION',
+  /** Logged, never thrown: with `checkResponses`, a body the route sent failed the response schema for its status. */
+  RESPONSE_MISMATCH: 'VELOX_ERR_VALIDATE_RESPONSE_MISMATCH',
 } as const;
 
 /** One of the values of {@link ValidateErrorCodes}. */

@@ -7,7 +7,7 @@
  * and schedules nothing.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ErrorCodes, isJsonType, type Middleware, type Next, type Request, type TypedMiddleware, VeloxError } from '@velox/core';
+import { ErrorCodes, isJsonType, markMetadataOnly, type Middleware, type Next, type Request, type Response, type TypedMiddleware, VeloxError } from '@velox/core';
 import { ValidateErrorCodes } from './errors.ts';
 
 declare module '@velox/core' {
@@ -48,7 +48,24 @@ export interface ValidationSchemas {
   cookies?: StandardSchemaV1;
   /** Checks the JSON body (`undefined` when empty); the output goes to `req.body`. */
   body?: StandardSchemaV1;
+  /**
+   * The response bodies, by status: documentation for `@velox/openapi` (each schema's output
+   * type). Nothing is checked at run time unless `options.checkResponses` says so.
+   */
+  response?: ResponseSchemas;
 }
+
+/**
+ * Response body schemas by status: a status code (`200`), a range (`'4XX'`) or `'default'`, each
+ * a Standard Schema, or `null` for an answer without a body (204).
+ *
+ * @example
+ * ```ts
+ * const response: ResponseSchemas = { 200: Item, 404: NotFound, 204: null };
+ * app.get('/items/:id', validate({ params: P, response }), show);
+ * ```
+ */
+export type ResponseSchemas = { readonly [status: number | string]: StandardSchemaV1 | null };
 
 /**
  * Options of {@link validate}, the second argument.
@@ -68,10 +85,19 @@ export interface ValidateOptions {
    * cross-site form, which can post `text/plain` without a CORS preflight, never reaches the route.
    */
   anyType?: boolean;
+  /**
+   * Check each body the route sends with `res.json()` (or `res.send()` of an object) against the
+   * `response` schema for its status (the exact status, else its range such as `'4XX'`, else
+   * `'default'`), and log a mismatch as a warning (`VELOX_ERR_VALIDATE_RESPONSE_MISMATCH`, with the
+   * issues) through the server's logger. The body goes out unchanged either way. Default `false`:
+   * response schemas are documentation only. For development and tests: it costs one validation
+   * per response on the routes that set it, and nothing elsewhere.
+   */
+  checkResponses?: boolean;
 }
 
 /** A part of the request a schema checks. */
-export type ValidationPart = keyof ValidationSchemas;
+export type ValidationPart = Exclude<keyof ValidationSchemas, 'response'>;
 
 /**
  * One problem found, as sent to the client in the `issues` list of the 400 answer.
@@ -166,10 +192,30 @@ type Result = StandardSchemaV1.Result<unknown>;
  */
 export function validate<const S extends ValidationSchemas>(schemas: S, options: ValidateOptions = {}): TypedMiddleware<Validated<S>> {
   const checks = compile(schemas);
+  const responses = compileResponses(schemas.response);
+  if (checks.length === 0 && responses === undefined) {
+    throw invalid('validate() needs at least one schema among params, query, headers, cookies, body and response');
+  }
   if (options === null || typeof options !== 'object') throw invalid('validate(schemas, options) takes an options object, such as { anyType: true }');
   const anyType = options.anyType ?? false;
   if (typeof anyType !== 'boolean') throw invalid(`anyType must be true or false; got ${String(anyType)}`);
+  const checkResponses = options.checkResponses ?? false;
+  if (typeof checkResponses !== 'boolean') throw invalid(`checkResponses must be true or false; got ${String(checkResponses)}`);
+  const watch = checkResponses && responses !== undefined ? responseWatcher(responses) : undefined;
+  const described = Object.freeze({ schemas: Object.freeze({ ...schemas }), options: Object.freeze({ anyType, checkResponses }) });
   const n = checks.length;
+  if (n === 0) {
+    // Only response schemas: documentation, which no request needs to run (core drops a
+    // metadata-only middleware from the chain), unless their check was asked for.
+    const only: Middleware = watch
+      ? (req, res, next) => {
+          watch(req, res);
+          next();
+        }
+      : markMetadataOnly((_req, _res, next) => next());
+    descriptions.set(only, described);
+    return only as TypedMiddleware<Validated<S>>;
+  }
   const hasBody = checks[n - 1]!.part === 'body';
 
   const run = (req: Request, next: Next, body: unknown, badJson: boolean): void => {
@@ -245,7 +291,8 @@ export function validate<const S extends ValidationSchemas>(schemas: S, options:
   };
 
   const middleware: Middleware = hasBody
-    ? (req, _res, next) => {
+    ? (req, res, next) => {
+        if (watch) watch(req, res);
         if (req.body !== undefined) return run(req, next, req.body, false);
         const type = anyType ? undefined : req.get('content-type');
         req.text().then((text) => {
@@ -260,8 +307,113 @@ export function validate<const S extends ValidationSchemas>(schemas: S, options:
           run(req, next, body, false);
         }, next);
       }
-    : (req, _res, next) => run(req, next, undefined, false);
+    : watch
+      ? (req, res, next) => {
+          watch(req, res);
+          run(req, next, undefined, false);
+        }
+      : (req, _res, next) => run(req, next, undefined, false);
+  descriptions.set(middleware, described);
   return middleware as TypedMiddleware<Validated<S>>;
+}
+
+/**
+ * What a `validate()` middleware was made with, for packages that describe routes
+ * (`@velox/openapi` documents them): its schemas (`response` included) and its options with
+ * their defaults filled in; `undefined` for any other function.
+ *
+ * @example
+ * ```ts
+ * import { validate, validationOf } from '@velox/validate';
+ *
+ * const check = validate({ query: z.object({ page: z.coerce.number() }) });
+ * validationOf(check)?.schemas.query; // the Zod schema
+ * ```
+ */
+export function validationOf(fn: unknown): ValidationDescription | undefined {
+  return typeof fn === 'function' ? descriptions.get(fn) : undefined;
+}
+
+/**
+ * What {@link validationOf} returns: a `validate()` middleware's schemas and options.
+ *
+ * @example
+ * ```ts
+ * const described: ValidationDescription | undefined = validationOf(app.routeDefinitions()[0]!.handlers[0]);
+ * ```
+ */
+export interface ValidationDescription {
+  readonly schemas: Readonly<ValidationSchemas>;
+  readonly options: Readonly<Required<ValidateOptions>>;
+}
+
+const descriptions = new WeakMap<Function, ValidationDescription>();
+
+/** The status keys `response` takes: a code, a range, or 'default'. */
+const STATUS_KEY = /^(?:[1-5]\d\d|[1-5]XX|default)$/;
+
+function compileResponses(response: ResponseSchemas | undefined): Map<string, StandardSchemaV1['~standard'] | null> | undefined {
+  if (response === undefined) return undefined;
+  if (response === null || typeof response !== 'object') {
+    throw invalid('validate({ response }) takes an object of schemas by status, such as { response: { 200: Item, 404: NotFound } }');
+  }
+  const out = new Map<string, StandardSchemaV1['~standard'] | null>();
+  for (const [status, schema] of Object.entries(response)) {
+    if (!STATUS_KEY.test(status)) {
+      throw invalid(`validate({ response }) has the key "${status}": use a status code (200), a range ('4XX') or 'default'`);
+    }
+    if (schema === null) {
+      out.set(status, null);
+      continue;
+    }
+    const standard = (schema as Partial<StandardSchemaV1> | undefined)?.['~standard'];
+    if (!standard || typeof standard.validate !== 'function') {
+      throw invalid(`validate({ response: { ${status} } }) needs a Standard Schema, or null for no body; got ${describe(schema)}`);
+    }
+    out.set(status, standard);
+  }
+  if (out.size === 0) throw invalid('validate({ response }) needs at least one status');
+  return out;
+}
+
+/**
+ * The development check of `checkResponses`: wraps this response's `json()` so that each body
+ * it sends is validated against the schema for its status, and a mismatch logged.
+ */
+function responseWatcher(responses: Map<string, StandardSchemaV1['~standard'] | null>): (req: Request, res: Response) => void {
+  const schemaFor = (status: number): StandardSchemaV1['~standard'] | null | undefined => {
+    const code = String(status);
+    if (responses.has(code)) return responses.get(code);
+    const range = `${code[0]}XX`;
+    return responses.has(range) ? responses.get(range) : responses.get('default');
+  };
+  const report = (req: Request, status: number, issues: ReadonlyArray<StandardSchemaV1.Issue> | string): void => {
+    const list = typeof issues === 'string' ? [{ in: 'response', path: [], message: issues }] : collect(undefined, 'body', issues).map((i) => ({ ...i, in: 'response' }));
+    req.server.logger?.warn(
+      new VeloxError(ValidateErrorCodes.RESPONSE_MISMATCH, `${req.method} ${req.path} answered ${status} with a body its response schema rejects`, {
+        details: { issues: list },
+      }),
+    );
+  };
+  return (req, res) => {
+    const json = res.json;
+    res.json = function checked(this: Response, value: unknown) {
+      const status = this.statusCode;
+      const standard = schemaFor(status);
+      if (standard === null) report(req, status, 'the response schema for this status says it has no body');
+      else if (standard !== undefined) {
+        try {
+          const result = standard.validate(value);
+          if (typeof (result as Promise<Result>).then === 'function') {
+            (result as Promise<Result>).then((r) => r.issues && report(req, status, r.issues), (err) => report(req, status, String(err)));
+          } else if ((result as Result).issues) report(req, status, (result as StandardSchemaV1.FailureResult).issues);
+        } catch (err) {
+          report(req, status, String(err));
+        }
+      }
+      return json.call(this, value);
+    } as Response['json'];
+  };
 }
 
 function compile(schemas: ValidationSchemas): Check[] {
@@ -269,8 +421,9 @@ function compile(schemas: ValidationSchemas): Check[] {
     throw invalid('validate() takes an object of schemas, such as validate({ body: z.object({ … }) })');
   }
   const known = new Set<string>(PARTS.map(([part]) => part));
+  known.add('response');
   for (const key of Object.keys(schemas)) {
-    if (!known.has(key)) throw invalid(`validate() has no part "${key}"; the parts are params, query, headers, cookies and body`);
+    if (!known.has(key)) throw invalid(`validate() has no part "${key}"; the parts are params, query, headers, cookies, body and response`);
   }
   const checks: Check[] = [];
   for (const [part, target] of PARTS) {
@@ -284,7 +437,6 @@ function compile(schemas: ValidationSchemas): Check[] {
     }
     checks.push({ part, target, standard });
   }
-  if (checks.length === 0) throw invalid('validate() needs at least one schema among params, query, headers, cookies and body');
   return checks;
 }
 

@@ -150,3 +150,20 @@ describe('Validated', () => {
     });
   });
 });
+
+describe('validate() types with response schemas', () => {
+  it('leaves req as the request schemas make it: response schemas type nothing on req', () => {
+    app.get(
+      '/items/:id',
+      validate({ params: z.object({ id: z.coerce.number() }), response: { 200: z.object({ id: z.number() }), 404: null } }),
+      (req, res) => {
+        expectTypeOf(req.params).toEqualTypeOf<{ id: number }>();
+        res.json({ id: req.params.id });
+      },
+    );
+    app.get('/only', validate({ response: { 200: v.object({ ok: v.boolean() }) } }), (req, res) => {
+      expectTypeOf(req.params).toEqualTypeOf<{}>();
+      res.json({ ok: true });
+    });
+  });
+});
