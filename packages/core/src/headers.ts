@@ -66,6 +66,13 @@ export class HeadCache {
   #head: string | ArrayBuffer = '';
   /** The `extra` lines of the head last written. */
   #extra = '';
+  /**
+   * Where the encoded head ends after its status line (0) and after each header of #list (n / 2 + 1):
+   * byte offsets, each just before the CRLF that would follow. Made with the bytes (null until then).
+   */
+  #ends: number[] | null = null;
+  /** Views of the encoded head up to one of #ends, made on first use, by the number of headers kept. */
+  #views: Array<Uint8Array | undefined> = [];
 
   /**
    * Writes the status line and the headers in `list` to `ures` (the caller has corked); with a
@@ -98,10 +105,11 @@ export class HeadCache {
       list = NO_HEADERS;
     }
     if (status === this.#status && extra === this.#extra && this.#matches(list)) {
-      if (typeof this.#head === 'string') this.#head = encode(this.#head);
+      if (typeof this.#head === 'string') this.#encode();
       ures.writeStatus(this.#head);
       return;
     }
+    if (status === this.#status && extra === '' && this.#extra === '' && this.#writeShared(ures, list)) return;
     const kept: HeaderList = [];
     const head = statusLine(status) + headerLines(list, kept) + extra;
     this.#status = status;
@@ -109,7 +117,59 @@ export class HeadCache {
     // The shared list never changes, so it is its own record (and is then matched by identity).
     this.#list = list === JSON_ONLY ? list : kept;
     this.#head = head;
+    this.#ends = null;
+    this.#views.length = 0;
     ures.writeStatus(head);
+  }
+
+  /** Encodes the head kept, and notes where each of its lines ends (for #writeShared). */
+  #encode(): void {
+    const text = this.#head as string;
+    this.#head = encode(text);
+    if (this.#extra !== '') return;
+    const list = this.#list;
+    const ends: number[] = [Buffer.byteLength(statusLine(this.#status))];
+    for (let i = 0; i < list.length; i += 2) {
+      const value = list[i + 1]!;
+      let bytes = 0;
+      for (const line of typeof value === 'string' ? [value] : value) bytes += 4 + Buffer.byteLength(list[i] as string) + Buffer.byteLength(line);
+      ends.push(ends[ends.length - 1]! + bytes);
+    }
+    this.#ends = ends;
+  }
+
+  /**
+   * A head that starts with most of the headers of the one kept, then differs (a request id, the
+   * counts of a rate limit: headers whose values change with every response, after a block of
+   * fixed ones): the bytes kept up to where they differ, then the rest as header lines in one
+   * writeHeader call. Building and converting the whole head as a string each time cost several
+   * thousand instructions (and its garbage) for a kilobyte of security headers. Returns false
+   * when less than half of the headers are shared: the head is then built anew and kept instead.
+   */
+  #writeShared(ures: HttpResponse, list: HeaderList): boolean {
+    const last = this.#list;
+    let j = 0;
+    let i = 0;
+    for (; i < list.length; i += 2) {
+      const key = list[i]!;
+      if (writtenByUws(key)) continue;
+      if (last[j] !== key || last[j + 1] !== list[i + 1]) break;
+      j += 2;
+    }
+    const shared = j / 2;
+    if (shared < 2 || shared * 4 < list.length) return false;
+    if (typeof this.#head === 'string') this.#encode();
+    const ends = this.#ends!;
+    let view = this.#views[shared];
+    if (view === undefined) view = this.#views[shared] = new Uint8Array(this.#head as ArrayBuffer, 0, ends[shared]!);
+    const rest = headerLines(i === 0 ? list : list.slice(i), null);
+    ures.writeStatus(view);
+    if (rest === '') return true;
+    // `\r\nname: value…`: uWS writes the name, `: `, the value and CRLF, so the name of the first
+    // line goes as the name, and everything after its `: ` as the value.
+    const colon = rest.indexOf(':');
+    ures.writeHeader(rest.slice(2, colon), rest.slice(colon + 2));
+    return true;
   }
 
   /** True when `list` holds the same headers as the list last written. */
@@ -200,7 +260,19 @@ function checkNewName(name: string): string {
  * before, so the lookup compares strings by identity instead of by their characters.
  */
 export function lowerName(name: string): string {
-  return checkedNames.get(name) ?? name.toLowerCase();
+  return checkedNames.get(name) ?? lowerNewName(name);
+}
+
+/** Names looked up (`res.get('etag')`) but never set, lower-case: a plugin asks for the same few on every response. */
+const lookedUpNames = new Map<string, string>();
+
+function lowerNewName(name: string): string {
+  let lower = lookedUpNames.get(name);
+  if (lower === undefined) {
+    lower = internalized(name.toLowerCase());
+    if (lookedUpNames.size < 1000) lookedUpNames.set(name, lower);
+  }
+  return lower;
 }
 
 /** Checks a reason phrase (`res.statusMessage`): text without CR, LF or another control character. */

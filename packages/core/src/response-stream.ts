@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { headersSent } from './errors.ts';
 import type { Response } from './response.ts';
 import { setHeader, tryEndChunk } from './response-write.ts';
-import { kEndVia, kHeadersSent, kHold, kIsHead, kReplaced, kTransform } from './symbols.ts';
+import { kEndVia, kHeadersSent, kHold, kIsHead, kReplaced } from './symbols.ts';
 
 /**
  * Options of `res.stream()`.
@@ -24,7 +24,7 @@ export interface StreamOptions {
 /** @internal What `res.stream()` does. */
 export function streamTo(res: Response, source: Readable, options: StreamOptions): Promise<void> {
   const hold = res[kHold];
-  if (hold !== null) {
+  if (hold !== null && hold.holds()) {
     return new Promise<void>((resolve, reject) => {
       const go = (ok: boolean) => {
         if (ok) res.stream(source, options).then(resolve, reject);
@@ -68,7 +68,7 @@ export function streamTo(res: Response, source: Readable, options: StreamOptions
     if (size === undefined || head || res[kReplaced] || res[kHeadersSent]) {
       // A body transform not opened yet sees the length (and keeps it, stepping aside: then the
       // chunks go out through the declared-length path, with tryEnd).
-      if (size !== undefined && !head && typeof res[kTransform] === 'function' && !res[kHeadersSent] && !res.hasHeader('content-length')) {
+      if (size !== undefined && !head && typeof hold?.transform === 'function' && !res[kHeadersSent] && !res.hasHeader('content-length')) {
         setHeader(res, 'content-length', size);
       }
       source.on('data', (chunk: Buffer) => {

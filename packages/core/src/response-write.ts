@@ -41,7 +41,6 @@ const kOnWritable: typeof symbols.kOnWritable = symbols.kOnWritable;
 const kOverflowed: typeof symbols.kOverflowed = symbols.kOverflowed;
 const kPhase: typeof symbols.kPhase = symbols.kPhase;
 const kReason: typeof symbols.kReason = symbols.kReason;
-const kTransform: typeof symbols.kTransform = symbols.kTransform;
 const kUnreadBody: typeof symbols.kUnreadBody = symbols.kUnreadBody;
 const kUres: typeof symbols.kUres = symbols.kUres;
 
@@ -173,7 +172,7 @@ export function writeChunk(
   }
   if (typeof chunk !== 'string' && chunk.byteLength === 0) return true;
   if (chunk === '') return true; // uWS reads an empty write as the end of the body
-  if (res[kTransform] !== null) return writeTransformed(res, chunk);
+  if (res[kHold] !== null && res[kHold].transform !== null) return writeTransformed(res, chunk);
   const declared = res[kDeclared];
   if (declared !== null) return writeDeclared(res, declared, chunk, false);
   if (!res[kHeadersSent]) {
@@ -211,7 +210,7 @@ export function endChunk(res: Response, chunk?: string | Uint8Array | (() => voi
 
 /** Ends the response with `body`, the head first; corks unless uWS has. */
 export function endWith(res: Response, body: string | Uint8Array | ArrayBuffer): void {
-  if (res[kPhase] === Phase.Sync && res[kDeclared] === null && res[kHold] === null && res[kTransform] === null) {
+  if (res[kPhase] === Phase.Sync && res[kDeclared] === null && res[kHold] === null) {
     // The usual end, inside uWS's cork. The rest is kept apart (its closures would make every
     // call allocate a context), so that this stays small enough for V8 to inline.
     beforeEnd(res, body);
@@ -234,7 +233,7 @@ function endWithOther(res: Response, body: string | Uint8Array | ArrayBuffer): v
   }
   if (res[kHold]?.defer((go) => go && endWith(res, body), true)) return;
   beforeEnd(res, body);
-  if (res[kTransform] !== null) {
+  if (res[kHold] !== null && res[kHold].transform !== null) {
     const out = transformWhole(res, body);
     if (out === null) return;
     body = out;
@@ -640,6 +639,11 @@ export function cut(res: Response): void {
 /** Takes the response's beforeHead() state away (returns it, leaves null). */
 export function takeHold(res: Response): Hold | null {
   const hold = res[kHold];
+  if (hold !== null && hold.transform !== null) {
+    // It keeps the body transform: only the tasks go (a failed task drops the rest).
+    hold.tasks.length = 0;
+    return hold;
+  }
   res[kHold] = null;
   return hold;
 }
@@ -653,8 +657,9 @@ export function startOver(res: Response, err: unknown): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// res.transformBody() (body-transform.ts has the types and what they promise). A response that
-// has none pays one field compare in writeChunk, endWith and sendPrepared.
+// res.transformBody() (body-transform.ts has the types and what they promise). The transform
+// lives in the response's Hold (before-head.ts), whose presence already sends endWith,
+// sendPrepared and stream() off their usual paths: a response without one pays nothing more.
 
 /** A {@link BodyStream} a transform opened, and the {@link BodySink} core gives it. */
 export class Transforming implements BodySink {
@@ -714,7 +719,7 @@ export class Transforming implements BodySink {
 
 /** A transform's stream is dropped before it ended the response (client gone, destroy(), fail()). */
 export function dropTransform(res: Response): void {
-  const current = res[kTransform];
+  const current = res[kHold]?.transform ?? null;
   if (current === null || typeof current === 'function') return;
   if (current.over) return;
   current.over = true;
@@ -739,7 +744,7 @@ function bodiless(res: Response): boolean {
  * (the response then starts over through the error path, without it).
  */
 function callTransform(res: Response, transform: BodyTransform, body: string | Uint8Array | null): string | Uint8Array | BodyStream | undefined | typeof FAILED {
-  res[kTransform] = null;
+  res[kHold]!.transform = null;
   try {
     return transform(res, body);
   } catch (err) {
@@ -753,7 +758,7 @@ const FAILED: unique symbol = Symbol('velox.transformFailed');
 /** The stream a transform returned, put in place: it gets the sink, Content-Length goes. */
 function openStream(res: Response, transform: BodyTransform, stream: BodyStream): Transforming {
   const state = new Transforming(res, transform, stream);
-  res[kTransform] = state;
+  res[kHold]!.transform = state;
   removeHeader(res, 'content-length');
   stream.start(state);
   return state;
@@ -764,7 +769,7 @@ function openStream(res: Response, transform: BodyTransform, stream: BodyStream)
  * transform took it (a stream, which ends the response itself) or the response started over.
  */
 function transformWhole(res: Response, body: string | Uint8Array | ArrayBuffer): string | Uint8Array | ArrayBuffer | null {
-  const current = res[kTransform]!;
+  const current = res[kHold]!.transform!;
   if (typeof current !== 'function') {
     // Streaming already (the app wrote first): its last chunk, then the end.
     if (current.ended) throw headersSent();
@@ -800,7 +805,7 @@ function transformWhole(res: Response, body: string | Uint8Array | ArrayBuffer):
 
 /** writeChunk() on a response with a transform: opened on the first chunk, then every chunk goes through its stream. */
 function writeTransformed(res: Response, chunk: string | Uint8Array): boolean {
-  let current = res[kTransform]!;
+  let current = res[kHold]!.transform!;
   if (typeof current === 'function') {
     // onSend hooks first: the transform sees the final head.
     if (!res[kHeadersSent]) startHead(res);

@@ -44,7 +44,6 @@ const kOnWritable: typeof symbols.kOnWritable = symbols.kOnWritable;
 const kPhase: typeof symbols.kPhase = symbols.kPhase;
 const kReason: typeof symbols.kReason = symbols.kReason;
 const kUres: typeof symbols.kUres = symbols.kUres;
-const kTransform: typeof symbols.kTransform = symbols.kTransform;
 
 // Not an ESM import of node:http: see headers.ts.
 const { STATUS_CODES } = process.getBuiltinModule('node:http');
@@ -106,7 +105,6 @@ export class Response extends LazyEmitter {
   [kHooked] = false;
   [kHold]: Hold | null = null;
   [kDeclared]: write.DeclaredBody | null = null;
-  [kTransform]: BodyTransform | write.Transforming | null = null;
   /** @internal The lifecycle's list of responses in progress (no flag of its own: see Lifecycle.finished). */
   [kPrevInflight]: Response | null = null;
   /** @internal */
@@ -220,20 +218,22 @@ export class Response extends LazyEmitter {
   transformBody(transform: BodyTransform): this {
     if (typeof transform !== 'function') throw new VeloxError(ErrorCodes.INVALID_OPTION, 'transformBody() takes a function (res, body) => body | BodyStream | undefined');
     if (this[kHeadersSent] || this[kPhase] >= Phase.Done) throw headersSent();
-    const current = this[kTransform];
+    const hold = this[kHold];
+    const current = hold === null ? null : hold.transform;
     if (current !== null && current !== transform) {
       throw new VeloxError(
         ErrorCodes.INVALID_OPTION,
         'This response already has a body transform: a response has one owner of its body. Check res.bodyTransform before adding one.',
       );
     }
-    this[kTransform] = transform;
+    if (hold === null) (this[kHold] = new Hold(this, null)).transform = transform;
+    else hold.transform = transform;
     return this;
   }
 
   /** The transform given to {@link Response.transformBody}, until it stepped aside or the response ended; else undefined. */
   get bodyTransform(): BodyTransform | undefined {
-    const current = this[kTransform];
+    const current = this[kHold]?.transform ?? null;
     if (current === null) return undefined;
     return typeof current === 'function' ? current : current.transform;
   }
@@ -455,7 +455,6 @@ export class Response extends LazyEmitter {
       this[kHold] !== null ||
       this[kLife].hooks.onSend.length !== 0 ||
       this[kLife].hooks.onResponse.length !== 0 ||
-      this[kTransform] !== null ||
       // An end a middleware replaced (compression) must see this answer.
       this.end !== END
     ) {
@@ -641,7 +640,7 @@ export class Response extends LazyEmitter {
   }
   /** @internal */
   get [kReplaced](): boolean {
-    return this.write !== WRITE || this.end !== END || this[kTransform] !== null;
+    return this.write !== WRITE || this.end !== END || (this[kHold] !== null && this[kHold].transform !== null);
   }
 
   /** @internal The server is shutting down: ask the client to close the connection. */
@@ -653,7 +652,7 @@ export class Response extends LazyEmitter {
   [kAbort](): boolean {
     if (this[kPhase] >= Phase.Done) return false;
     this[kPhase] = Phase.Aborted;
-    if (this[kTransform] !== null) write.dropTransform(this);
+    if (this[kHold] !== null) write.dropTransform(this);
     return true;
   }
 

@@ -61,12 +61,10 @@ export const kCloseAsked: unique symbol = Symbol('velox.closeAsked');
 export const kOnWritable: unique symbol = Symbol('velox.onWritable');
 /** True once a HEAD response's first write ran the onSend hooks. */
 export const kHooked: unique symbol = Symbol('velox.hooked');
-/** The response's beforeHead() state (a Hold), or null. */
+/** The response's beforeHead() state and body transform (a Hold), or null: the rare per-response state, kept in one object so that responses without it carry one field. */
 export const kHold: unique symbol = Symbol('velox.hold');
 /** A body of declared length written in pieces (a DeclaredBody: write() with a Content-Length set), or null. */
 export const kDeclared: unique symbol = Symbol('velox.declared');
-/** The body transform given to `transformBody()` (a function), the stream it opened (a Transforming), or null. */
-export const kTransform: unique symbol = Symbol('velox.transform');
 /** A reason phrase set through `statusMessage`, else undefined. */
 export const kReason: unique symbol = Symbol('velox.reason');
 /** Ends the way send() does: through an `end` a middleware replaced, with Content-Length. */

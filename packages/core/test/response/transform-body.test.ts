@@ -229,7 +229,8 @@ describe('res.transformBody()', () => {
   });
 
   it('fails a response whose transform throws through the error path, without the transform', async () => {
-    const app = server();
+    const logged: unknown[] = [];
+    const app = server({ logger: { error: (e: unknown) => logged.push(e), warn: () => {} } });
     let calls = 0;
     const broken: BodyTransform = () => {
       calls++;
@@ -238,16 +239,19 @@ describe('res.transformBody()', () => {
     app.get('/', (req, res) => res.transformBody(broken).send('x'));
     app.get('/write', (req, res) => {
       res.transformBody(broken);
-      res.write('x');
-      res.end();
+      expect(res.write('x')).toBe(false);
+      // The error answer went out in its place.
+      expect(res.finished).toBe(true);
     });
     const { url } = await start(app);
     for (const path of ['/', '/write']) {
       const r = await fetch(url + path);
       expect(r.status).toBe(500);
-      expect((await r.json()).code).toBe(ErrorCodes.INTERNAL);
+      // The error handler's own answer, sent without the transform (which would throw again).
+      expect(await r.json()).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' });
     }
     expect(calls).toBe(2);
+    expect(logged.map((e) => (e as Error).message)).toEqual(['transform bug', 'transform bug']);
   });
 
   it('has one owner: a second, different transform throws VELOX_ERR_INVALID_OPTION; the same one again does not', async () => {
