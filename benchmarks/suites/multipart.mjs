@@ -8,13 +8,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTENT_TYPE, EXPECTED, FIELDS, FILE_SIZE, PROBE, PROBE_SIZE, uploadBody, writeUploadBody } from '../servers/multipart/shared.mjs';
+import { CONTENT_TYPE, EXPECTED, FIELDS, FILE_SIZE, PROBE, PROBE_SIZE, SLOW_PROBE, SLOW_SIZE, SLOW_STEP, SLOW_STEP_MS, uploadBody, writeUploadBody } from '../servers/multipart/shared.mjs';
 
 const HERE = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const BODY = writeUploadBody(path.join(HERE, '.runs', 'multipart', 'upload.body'));
 const OTHER_SIZE = 100_003;
 const OTHER_BODY = writeUploadBody(path.join(HERE, '.runs', 'multipart', 'upload-other.body'), OTHER_SIZE);
 const CLIENT = path.join(HERE, 'servers', 'multipart', 'upload-client.mjs');
+const SLOW_CLIENT = path.join(HERE, 'servers', 'multipart', 'slow-client.mjs');
+const MiB = 1024 * 1024;
 
 const SERVERS = {
   uws: 'multipart/uws.mjs',
@@ -31,6 +33,23 @@ function vm(pid, field) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   return kib / 1024;
+}
+
+/**
+ * Samples a process's VmRSS every 20 ms until stopped: what the probe reports as the peak during
+ * an upload (VmHWM would include start-up).
+ */
+function sampleRss(pid) {
+  let peak = vm(pid, 'VmRSS');
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, vm(pid, 'VmRSS'));
+    } catch {}
+  }, 20);
+  return () => {
+    clearInterval(timer);
+    return peak;
+  };
 }
 
 /** @type {import('../lib/suites.mjs').Suite} */
@@ -60,6 +79,78 @@ export default {
   ],
   references: [],
   probes: [
+    {
+      name: SLOW_PROBE,
+      title: `A ${SLOW_SIZE / MiB} MiB upload to a slow consumer, from a client faster than it (issue 45)`,
+      servers: { velox: SERVERS.velox, 'hyper-express': SERVERS['hyper-express'] },
+      // BENCH_CHECK=1: each server takes the scenario's upload, with the slow route, and answers /ping.
+      async check({ id, url }) {
+        const ping = await fetch(`${url}/ping`);
+        if (ping.status !== 200 || (await ping.text()) !== 'pong') throw new Error(`${id}: GET /ping did not answer pong`);
+        const res = await fetch(`${url}/upload`, { method: 'POST', body: readFileSync(BODY), headers: { 'content-type': CONTENT_TYPE } });
+        const got = await res.json();
+        if (res.status !== 200 || got.file !== EXPECTED.file || got.fields !== EXPECTED.fields) {
+          throw new Error(`${id}: expected ${JSON.stringify(EXPECTED)}, got ${res.status} ${JSON.stringify(got)}`);
+        }
+      },
+      async run(ctx) {
+        const rows = [];
+        // Velox as released (bodyBufferSize 8 MiB, the rest in a temporary file) and as before
+        // issue 45 (everything in memory); hyper-express on the same route.
+        const variants = [];
+        for (const fw of ctx.frameworks) {
+          if (fw.id === 'velox') {
+            variants.push({ id: fw.id, label: `${fw.label} (bodyBufferSize 8 MiB, files)`, env: {} });
+            variants.push({ id: fw.id, label: `${fw.label} (bodyBufferSize Infinity, as before)`, env: { BENCH_BODY_BUFFER_SIZE: 'Infinity' } });
+          } else variants.push({ id: fw.id, label: fw.label, env: {} });
+        }
+        for (const variant of variants) {
+          for (const framing of ['cl', 'chunked']) {
+            await ctx.waitForQuiet();
+            const server = await ctx.start(variant.id, { env: { ...process.env, ...variant.env } });
+            const before = vm(server.pid, 'VmRSS');
+            const stop = sampleRss(server.pid);
+            const { json } = await ctx.runPinned(ctx.clientCpu, process.execPath, [SLOW_CLIENT, String(server.port), String(SLOW_SIZE), framing]);
+            const peak = stop();
+            await server.stop();
+            const name = framing === 'cl' ? 'Content-Length' : 'chunked';
+            let answer;
+            try {
+              answer = JSON.parse(json.answer);
+            } catch {}
+            if (json.status !== 200 || answer?.file !== SLOW_SIZE) {
+              ctx.log(`${SLOW_PROBE}: ${variant.label}, ${name}: did not take the upload: ${JSON.stringify(json).slice(0, 300)}`);
+              rows.push([variant.label, name, `failed (${json.status || json.error || 'no answer'})`, '', before.toFixed(0), peak.toFixed(0), (peak - before).toFixed(0), '', '', '']);
+              continue;
+            }
+            const seconds = json.ms / 1000;
+            const { median, p99, max } = json.pings;
+            rows.push([
+              variant.label,
+              name,
+              seconds.toFixed(2),
+              (SLOW_SIZE / MiB / seconds).toFixed(0),
+              before.toFixed(0),
+              peak.toFixed(0),
+              (peak - before).toFixed(0),
+              median.toFixed(1),
+              p99.toFixed(1),
+              max.toFixed(1),
+            ]);
+          }
+        }
+        return {
+          columns: ['Server', 'Framing', 'Duration (s)', 'MiB/s', 'RSS before (MiB)', 'Peak RSS (MiB)', 'Peak − before (MiB)', '/ping median (ms)', '/ping p99 (ms)', '/ping max (ms)'],
+          rows,
+          notes:
+            `One file of ${SLOW_SIZE / MiB} MiB (pseudo-random bytes) in one multipart body, sent over loopback by servers/multipart/slow-client.mjs as fast as its socket takes it, with a Content-Length or chunked, to a route whose file consumer takes ${SLOW_STEP / MiB} MiB per ${SLOW_STEP_MS} ms (the same function for every server, fed by each framework's own multipart API: Velox req.multipart() part.file.stream, hyper-express req.multipart() field.file.stream). ` +
+            'A client faster than the route is what nginx is when it passes on an upload it buffered; uWS v20.51 reads on past a pause while its reads fill 512 KB, so without a bound the server may hold the rest of the body (core README: Backpressure on request bodies). ' +
+            'Peak RSS: VmRSS sampled every 20 ms during the upload (a fresh server per row; garbage not yet collected counts). Duration: from connect to the answer, at the client. ' +
+            '/ping: the same client asks GET /ping on a connection of its own every 20 ms (after the previous answer) while the upload runs: how long other requests wait meanwhile. ' +
+            'Velox runs twice: as released, and with BENCH_BODY_BUFFER_SIZE=Infinity (bodyBufferSize: Infinity, no files: everything in memory, as before issue 45).',
+        };
+      },
+    },
     {
       name: PROBE,
       title: `A ${(PROBE_SIZE / 1e6).toFixed(0)} MB upload streamed to disk`,

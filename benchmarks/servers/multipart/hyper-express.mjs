@@ -4,7 +4,7 @@ import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import HyperExpress from 'hyper-express';
 import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
-import { MAX_FILE, PROBE, uploadDir } from './shared.mjs';
+import { consumeSlowly, MAX_FILE, PROBE, SLOW_PROBE, uploadDir } from './shared.mjs';
 
 await serve({
   check: () => assertNativeUws(import.meta.url, 'hyper-express'),
@@ -19,6 +19,25 @@ await serve({
           if (field.file) for await (const chunk of field.file.stream) file += chunk.length;
           else fields++;
         });
+        res.json({ file, fields });
+      });
+    },
+    [SLOW_PROBE](app) {
+      app.get('/ping', (req, res) => res.send('pong'));
+      app.post('/upload', async (req, res) => {
+        let file = 0;
+        let fields = 0;
+        // As in the disk probe: req.multipart() can resolve before the handler's work is done.
+        const reads = [];
+        await req.multipart((field) => {
+          if (!field.file) return void fields++;
+          const read = consumeSlowly(field.file.stream).then((size) => {
+            file += size;
+          });
+          reads.push(read);
+          return read;
+        });
+        await Promise.all(reads);
         res.json({ file, fields });
       });
     },

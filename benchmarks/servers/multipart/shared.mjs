@@ -15,6 +15,34 @@ export const EXPECTED = { file: FILE_SIZE, fields: Object.keys(FIELDS).length };
 export const PROBE = 'upload-1gb';
 export const PROBE_SIZE = 990_000_000;
 
+/**
+ * The slow-consumer probe (issue 45): a 512 MiB file in one multipart body, sent by a client on
+ * the same host as fast as its socket takes it, to a route whose file consumer takes 1 MiB per
+ * 20 ms (50 MiB/s, a slow disk or a remote store); with Content-Length and chunked.
+ */
+export const SLOW_PROBE = 'upload-slow-consumer';
+export const SLOW_SIZE = 512 * 1024 * 1024;
+export const SLOW_STEP = 1024 * 1024;
+export const SLOW_STEP_MS = 20;
+
+/**
+ * The slow consumer: resolves with the bytes of `stream` once read, taking SLOW_STEP bytes per
+ * SLOW_STEP_MS (the same code for every framework: only the stream it is given differs).
+ */
+export async function consumeSlowly(stream) {
+  let size = 0;
+  let since = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    since += chunk.length;
+    while (since >= SLOW_STEP) {
+      since -= SLOW_STEP;
+      await new Promise((resolve) => setTimeout(resolve, SLOW_STEP_MS));
+    }
+  }
+  return size;
+}
+
 /** Limits high enough for every framework to take the probe's file. */
 export const MAX_FILE = 2 * 1024 * 1024 * 1024;
 
@@ -25,7 +53,12 @@ export function uploadBody(size = FILE_SIZE) {
     parts.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   }
   parts.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="data.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`));
-  // xorshift32: reproducible bytes that look random to a boundary search (zeros would let it skip ahead).
+  parts.push(pseudoRandomBytes(size), Buffer.from(`\r\n--${BOUNDARY}--\r\n`));
+  return Buffer.concat(parts);
+}
+
+/** `size` reproducible bytes that look random to a boundary search (zeros would let it skip ahead): xorshift32. */
+export function pseudoRandomBytes(size) {
   const file = Buffer.alloc(size + 3);
   let x = 0x9e3779b9;
   for (let i = 0; i < size; i += 4) {
@@ -34,8 +67,7 @@ export function uploadBody(size = FILE_SIZE) {
     x ^= x << 5;
     file.writeUInt32LE(x >>> 0, i);
   }
-  parts.push(file.subarray(0, size), Buffer.from(`\r\n--${BOUNDARY}--\r\n`));
-  return Buffer.concat(parts);
+  return file.subarray(0, size);
 }
 
 /** Writes an `upload` body to `file` (under benchmarks/.runs/, not committed) and returns its path. */

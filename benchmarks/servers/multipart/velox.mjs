@@ -5,12 +5,15 @@ import path from 'node:path';
 import { Server } from '@velox/core';
 import { multipart } from '@velox/multipart';
 import { assertNativeUws, serve } from '../../lib/server-kit.mjs';
-import { MAX_FILE, PROBE, uploadDir } from './shared.mjs';
+import { consumeSlowly, MAX_FILE, PROBE, SLOW_PROBE, uploadDir } from './shared.mjs';
 
 await serve({
   check: () => assertNativeUws(import.meta.url, '@velox/core'),
-  create: async () => {
-    const app = new Server({ logger: false });
+  create: async (scenario) => {
+    // The slow-consumer probe runs Velox twice: as released (bodyBufferSize's default, files past
+    // 8 MiB) and with BENCH_BODY_BUFFER_SIZE=Infinity (everything in memory, as before issue 45).
+    const size = process.env.BENCH_BODY_BUFFER_SIZE;
+    const app = new Server({ logger: false, ...(scenario === SLOW_PROBE && size ? { bodyBufferSize: Number(size) } : {}) });
     await app.register(multipart, { limits: { fileSize: MAX_FILE } });
     return app;
   },
@@ -21,6 +24,18 @@ await serve({
         let fields = 0;
         await req.multipart(async (part) => {
           if (part.file) for await (const chunk of part.file.stream) file += chunk.length;
+          else fields++;
+        });
+        res.json({ file, fields });
+      });
+    },
+    [SLOW_PROBE](app) {
+      app.get('/ping', (req, res) => res.send('pong'));
+      app.post('/upload', async (req, res) => {
+        let file = 0;
+        let fields = 0;
+        await req.multipart(async (part) => {
+          if (part.file) file += await consumeSlowly(part.file.stream);
           else fields++;
         });
         res.json({ file, fields });

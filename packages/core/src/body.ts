@@ -7,20 +7,22 @@
  *
  * uWS v20.51 goes on calling onData after pause() for as long as each of its reads fills its
  * 512 KB buffer (uSockets reads again at once then, without looking at the pause): the kernel's
- * receive buffer, and more while a client sends faster than this process copies. Those chunks are
- * queued like any other (the stream's buffer, or the list kept before a reader came) and handed
- * over in order when the consumer asks; Velox cannot stop that loop short of closing the
- * connection, and does not (see the README: Backpressure on request bodies). The copy out of
- * uWS's buffer is the whole cost of such a chunk (a push is about 1% of it), so nothing is gained
- * by queueing them any other way.
+ * receive buffer, and more while a client sends faster than this process copies. Velox cannot
+ * stop that loop short of closing the connection, and does not (see the README: Backpressure on
+ * request bodies). Those chunks are queued like any other (the stream's buffer, or the list kept
+ * before a reader came) until `bodyBufferSize` bytes wait; past that, they are appended to a
+ * temporary file (body-spill.ts) and read back in order when the consumer asks. All of that is
+ * reached only while uWS is paused ({@link Body._onPausedData}, {@link Body._resumeSpilled}): a
+ * consumer that keeps up runs the same code as before files existed.
  */
 import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
 import type { HttpResponse } from '@based/uws';
+import { BodySpill, READ_BACK } from './body-spill.ts';
 import { ErrorCodes, VeloxError } from './errors.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
-import { kAbort, kCork, kUnreadBody, kUres } from './symbols.ts';
+import { kAbort, kConfig, kCork, kUnreadBody, kUres } from './symbols.ts';
 
 /** Buffer's UTF-8 decoder, which reads any Uint8Array: what `buffer.toString()` calls. */
 const utf8Slice = (Buffer.prototype as unknown as { utf8Slice: (this: Uint8Array, start: number, end: number) => string }).utf8Slice;
@@ -82,6 +84,8 @@ export class Body {
   private declare _reject: ((err: unknown) => void) | undefined;
   private declare _stream: Readable | undefined;
   private declare _linger: Linger | undefined;
+  /** Made when the body first spills to a file, or when a stream reader declares a limit. */
+  private declare _spill: BodySpill | undefined;
   /** Set when the body went over the limit: the connection must close after the answer. */
   declare overflowed: boolean;
   /** The announced length (Content-Length), or -1 for a chunked body. */
@@ -109,6 +113,7 @@ export class Body {
     this._reject = undefined;
     this._stream = undefined;
     this._linger = undefined;
+    this._spill = undefined;
     this.overflowed = false;
     this.expectedLength = expectedLength;
     this.contentType = contentType;
@@ -143,14 +148,18 @@ export class Body {
     if (this.expectedLength > limit || this._received > limit) return Promise.reject(this._overflow());
     // What is left: the body arrived whole before the read (read() takes every other case).
     try {
+      if (this._spill?.open) this._unspill(this._spill);
       return Promise.resolve(this._convert(this._concat()));
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  /** Makes the body a Readable; chunks queued so far come first. */
-  stream(): Readable {
+  /**
+   * Makes the body a Readable; chunks queued so far come first. `limit` (-1: none) bounds the
+   * bytes received, read or not: more fails the stream with a 413 (see {@link _limitStream}).
+   */
+  stream(limit: number): Readable {
     if (this._stream) return this._stream;
     if (this._mode !== Mode.Idle) throw consumed();
     this._mode = Mode.Stream;
@@ -162,9 +171,20 @@ export class Body {
     for (const chunk of this._chunks) stream.push(chunk);
     this._chunks = NO_CHUNKS;
     this._queued = 0;
+    if (limit >= 0 && this._error === undefined) this._limitStream(limit);
     if (this._error) stream.destroy(this._error);
-    else if (this._done) stream.push(null);
+    else if (this._done && this._spill?.open !== true) stream.push(null);
     return stream;
+  }
+
+  /**
+   * A stream reader's limit: checked now against what arrived, and then against each chunk that
+   * arrives while uWS is paused (a consumer that keeps up counts its bytes itself, and stops at
+   * its limit: the limit's job here is the body that nobody reads, on disk).
+   */
+  private _limitStream(limit: number): void {
+    (this._spill ??= new BodySpill(this._res.req, this._res.server[kConfig].bodyTempDir)).limit = limit;
+    if (this._received > limit) this._cut(tooLarge(limit));
   }
 
   /** The response is over: drop what comes, and let uWS read on so the connection stays usable. */
@@ -177,6 +197,7 @@ export class Body {
     this._mode = Mode.Discard;
     this._chunks = NO_CHUNKS;
     this._queued = 0;
+    if (this._spill !== undefined) this._spill.close();
     if (!this._done) {
       if (wasStreaming && this._stream && !this._stream.destroyed) this._stream.destroy(responseEnded());
       // A read still waiting would otherwise never settle, and the code after its await never run.
@@ -239,7 +260,8 @@ export class Body {
       clearTimeout(linger.deadline);
       clearTimeout(linger.quiet);
     }
-    if (this._done) return;
+    // A body that arrived whole is left to its reader, unless part of it is still on disk.
+    if (this._done && this._spill?.open !== true) return;
     this._fail(new VeloxError(ErrorCodes.ABORTED, 'The client closed the connection before the body was read', { status: 499 }));
     this._mode = Mode.Discard;
   }
@@ -287,6 +309,8 @@ export class Body {
       if (isLast) this._done = true;
       return;
     }
+    // uWS reads on past a pause (see the top of this file): bounded in memory, then a file.
+    if (this._paused) return this._onPausedData(ab, length, isLast);
     if (length > 0) {
       const chunk = Buffer.from(new Uint8Array(ab));
       if (mode === Mode.Stream) {
@@ -303,6 +327,116 @@ export class Body {
       if (mode === Mode.Stream) this._stream!.push(null);
       else if (mode === Mode.Buffer) this._settle(this._concat());
     }
+  }
+
+  /**
+   * {@link _onOtherData} while uWS is paused (only a body without a reader, or a stream, pauses
+   * it): queued as before while the bytes waiting stay within `bodyBufferSize`, appended to the
+   * body's file past that, and to the file as long as it holds anything (so nothing overtakes).
+   * Appended synchronously from uWS's buffer: nothing in memory waits for the disk.
+   */
+  private _onPausedData(ab: ArrayBuffer, length: number, isLast: boolean): void {
+    // uWS restarted its 10 s idle timer for these bytes before calling us (HttpContext.h does so
+    // for every 160 KB received), paused or not. Pausing again stops it, as the first pause did:
+    // else a long read-back from the file, with nothing arriving meanwhile, gets the connection cut.
+    this._res[kUres].pause();
+    const mode = this._mode;
+    const stream = this._stream;
+    if (isLast) this._done = true;
+    if (mode === Mode.Stream && stream!.destroyed) {
+      // The consumer gave up on the stream: nothing more is kept (the response drains the rest).
+      if (this._spill !== undefined) this._spill.close();
+      return;
+    }
+    let spill = this._spill;
+    if (spill !== undefined && spill.limit >= 0 && this._received > spill.limit) return this._cut(tooLarge(spill.limit));
+    if (length > 0) {
+      const config = this._res.server[kConfig];
+      const waiting = mode === Mode.Stream ? stream!.readableLength : this._queued;
+      if ((spill === undefined || !spill.open) && waiting + length <= config.bodyBufferSize) {
+        const chunk = Buffer.from(new Uint8Array(ab));
+        if (mode === Mode.Stream) stream!.push(chunk);
+        else {
+          if (this._chunks === NO_CHUNKS) this._chunks = [chunk];
+          else this._chunks.push(chunk);
+          this._queued += length;
+        }
+      } else {
+        spill ??= this._spill = new BodySpill(this._res.req, config.bodyTempDir);
+        try {
+          spill.append(new Uint8Array(ab, 0, length));
+        } catch (err) {
+          return this._cut(err as VeloxError);
+        }
+      }
+    }
+    if (isLast && mode === Mode.Stream && this._spill?.open !== true) stream!.push(null);
+  }
+
+  /**
+   * uWS was paused and the consumer asks for more, while a spill exists: a stream is fed from
+   * the file first (uWS stays paused until the file is read back); a buffered read takes the
+   * whole file at once.
+   */
+  private _resumeSpilled(spill: BodySpill): void {
+    if (spill.open) {
+      if (this._mode === Mode.Stream) return this._readBack(spill);
+      if (this._mode === Mode.Buffer) {
+        try {
+          this._unspill(spill);
+        } catch (err) {
+          // Called by read() before its promise exists: fail once it does.
+          queueMicrotask(() => this._cut(err as VeloxError));
+          return;
+        }
+      }
+    }
+    this._paused = false;
+    this._res[kUres].resume();
+  }
+
+  /** Feeds the stream from the file until the stream is full or the file read back (then closed, and uWS resumed). */
+  private _readBack(spill: BodySpill): void {
+    const stream = this._stream!;
+    let more = true;
+    try {
+      while (more && spill.pending > 0) more = stream.push(spill.read(READ_BACK));
+    } catch (err) {
+      return this._cut(err as VeloxError);
+    }
+    if (spill.pending > 0) return;
+    spill.close();
+    if (this._done) {
+      stream.push(null);
+      return;
+    }
+    // A full stream keeps uWS paused until its next read(), which resumes it.
+    if (!more) return;
+    this._paused = false;
+    this._res[kUres].resume();
+  }
+
+  /** Moves what the file holds into the chunk list, after what was queued in memory before it. */
+  private _unspill(spill: BodySpill): void {
+    const pending = spill.pending;
+    const rest = spill.read(pending);
+    spill.close();
+    if (this._chunks === NO_CHUNKS) this._chunks = [rest];
+    else this._chunks.push(rest);
+    this._queued += pending;
+  }
+
+  /**
+   * The body cannot go on (its file failed, or it passed a stream reader's limit): the reader
+   * fails with `err`, the answer closes the connection (as for a body over maxBodyLength), and
+   * the rest is read and dropped meanwhile.
+   */
+  private _cut(err: VeloxError): void {
+    if (this._mode >= Mode.Discard) return;
+    this.overflowed = true;
+    this._fail(err);
+    this._mode = Mode.Discard;
+    this._resume();
   }
 
   private _lingerData(isLast: boolean): void {
@@ -351,6 +485,7 @@ export class Body {
     this._error = err;
     this._chunks = NO_CHUNKS;
     this._queued = 0;
+    if (this._spill !== undefined) this._spill.close();
     const reject = this._reject;
     this._resolve = this._reject = undefined;
     reject?.(err);
@@ -370,6 +505,7 @@ export class Body {
 
   private _resume(): void {
     if (!this._paused) return;
+    if (this._spill !== undefined) return this._resumeSpilled(this._spill);
     this._paused = false;
     this._res[kUres].resume();
   }
@@ -431,6 +567,10 @@ export function parseJson(text: string): unknown {
 
 function responseEnded(): VeloxError {
   return new VeloxError(ErrorCodes.ABORTED, 'The response ended before the body was read', { status: 400 });
+}
+
+function tooLarge(limit: number): VeloxError {
+  return new VeloxError(ErrorCodes.BODY_TOO_LARGE, `Body is larger than ${limit} bytes`, { status: 413 });
 }
 
 function consumed(): VeloxError {

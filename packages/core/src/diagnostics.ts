@@ -103,6 +103,25 @@ export interface WebSocketUpgradeMessage {
 }
 
 /**
+ * What `velox:body:spill:open`, `velox:body:spill:write` and `velox:body:spill:close` carry: a
+ * request body held more than `bodyBufferSize` while its consumer was paused, and the rest went
+ * to a temporary file (see core's README, Backpressure on request bodies). `open`: a file was
+ * made (`bytes` 0); `write`: `bytes` were appended to it; `close`: it was closed and its disk
+ * freed, `bytes` being all it took. A body may open several files over its life, one at a time.
+ * Published from uWS's data callback: keep subscribers short.
+ * @example
+ * ```ts
+ * import diagnostics from 'node:diagnostics_channel';
+ * let spilled = 0;
+ * diagnostics.subscribe('velox:body:spill:write', (m) => { spilled += (m as BodySpillMessage).bytes; });
+ * ```
+ */
+export interface BodySpillMessage {
+  readonly req: Request;
+  readonly bytes: number;
+}
+
+/**
  * The names of the channels core publishes on, to pass to `diagnostics_channel.subscribe()`.
  * @example
  * ```ts
@@ -117,6 +136,9 @@ export const channelNames = Object.freeze({
   requestError: 'velox:request:error',
   responseFinish: 'velox:response:finish',
   websocketUpgrade: 'velox:websocket:upgrade',
+  bodySpillOpen: 'velox:body:spill:open',
+  bodySpillWrite: 'velox:body:spill:write',
+  bodySpillClose: 'velox:body:spill:close',
 } as const);
 
 /** @internal */
@@ -129,6 +151,12 @@ export const requestError = diagnostics.channel(channelNames.requestError);
 export const responseFinish = diagnostics.channel(channelNames.responseFinish);
 /** @internal */
 export const websocketUpgrade = diagnostics.channel(channelNames.websocketUpgrade);
+/** @internal */
+export const bodySpillOpen = diagnostics.channel(channelNames.bodySpillOpen);
+/** @internal */
+export const bodySpillWrite = diagnostics.channel(channelNames.bodySpillWrite);
+/** @internal */
+export const bodySpillClose = diagnostics.channel(channelNames.bodySpillClose);
 
 type Wrap = (run: () => void) => void;
 

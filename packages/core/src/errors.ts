@@ -78,6 +78,13 @@ export const ErrorCodes = {
    * than `chunked`. The connection closes after the answer (request smuggling, RFC 9112 6.3).
    */
   BAD_FRAMING: 'VELOX_ERR_BAD_FRAMING',
+  /**
+   * 507 or 503: a request body that had to go to a temporary file (more than `bodyBufferSize`
+   * arrived while its consumer was paused) could not: 507 when the disk is full (`ENOSPC`,
+   * `EDQUOT`, `EFBIG`), 503 when the directory cannot be written (`EACCES`, `ENOENT`, `ENOTDIR`,
+   * `EROFS`, `EMFILE`…). `cause` is the system error. The connection closes after the answer.
+   */
+  BODY_SPILL: 'VELOX_ERR_BODY_SPILL',
   /** 500: the body was already consumed by another reader. */
   BODY_CONSUMED: 'VELOX_ERR_BODY_CONSUMED',
   /** 499: the client went away before the body was read (or, for a callback that reports the end of an answer, such as `res.sendFile()`'s, before it was sent). */

@@ -15,6 +15,21 @@ export interface ServerOptions {
   /** Largest body `req.text()`, `json()`, `buffer()` and `urlencoded()` accept, in bytes; more answers 413. Default: 1 MiB. */
   maxBodyLength?: number;
   /**
+   * Most bytes of a request body held in memory while its consumer is paused (nginx's
+   * `client_body_buffer_size`): what uWS reads beyond it meanwhile is appended to a temporary
+   * file in `bodyTempDir` and read back, in order, as the consumer asks. A consumer that keeps
+   * up never touches the disk. `Infinity` holds everything in memory (no file, ever). Default:
+   * 8 MiB (8388608).
+   */
+  bodyBufferSize?: number;
+  /**
+   * The directory of those temporary files (nginx's `client_body_temp_path`). Default:
+   * `os.tmpdir()`, read each time a file is made (so `TMPDIR` is honoured). Files are made with
+   * mode 0600 under a random name, which is removed at once (the open descriptor holds the
+   * data); `listen()` removes any a crashed process left.
+   */
+  bodyTempDir?: string;
+  /**
    * Which proxies to believe for `X-Forwarded-For/-Proto/-Host`: `true` (all), a hop count, an
    * address, CIDR range or name (`loopback`, `linklocal`, `uniquelocal`), a list of them, or
    * `(addr, hop) => boolean`. Default: `false` (none).
@@ -133,6 +148,9 @@ export type MiddlewareWrapper = (fn: Middleware<any, any>) => Middleware<any, an
 /** The server's options as the lifecycle applies them. */
 export interface Config {
   maxBodyLength: number;
+  bodyBufferSize: number;
+  /** undefined: `os.tmpdir()` when a file is made. */
+  bodyTempDir: string | undefined;
   strict: boolean;
   secrets: string[];
   trust: ((addr: string, hop: number) => boolean) | undefined;
@@ -153,6 +171,14 @@ export function parseOptions(options: ServerOptions): Config {
   if (!(Number.isInteger(maxBodyLength) && maxBodyLength >= 0)) {
     throw invalidOption(`maxBodyLength must be a whole number of bytes, e.g. 1048576 for 1 MiB; got ${options.maxBodyLength}`);
   }
+  const bodyBufferSize = options.bodyBufferSize ?? 8 * 1024 * 1024;
+  if (!((Number.isInteger(bodyBufferSize) && bodyBufferSize >= 0) || bodyBufferSize === Infinity)) {
+    throw invalidOption(`bodyBufferSize must be a whole number of bytes (8388608 for 8 MiB), or Infinity never to use a file; got ${String(options.bodyBufferSize)}`);
+  }
+  const bodyTempDir = options.bodyTempDir;
+  if (bodyTempDir !== undefined && !(typeof bodyTempDir === 'string' && bodyTempDir !== '' && !bodyTempDir.includes('\0'))) {
+    throw invalidOption(`bodyTempDir must be a directory path such as '/var/tmp/velox', or left out for os.tmpdir(); got ${JSON.stringify(options.bodyTempDir)}`);
+  }
   const strict = options.strict ?? false;
   if (typeof strict !== 'boolean') throw invalidOption(`strict must be true or false; got ${String(options.strict)}`);
   const secrets = options.cookieSecret === undefined ? [] : ([] as string[]).concat(options.cookieSecret);
@@ -166,6 +192,8 @@ export function parseOptions(options: ServerOptions): Config {
   const { logger, requestLog } = parseLogging(options);
   return {
     maxBodyLength,
+    bodyBufferSize,
+    bodyTempDir,
     strict,
     secrets,
     trust: compileTrust(options.trustProxy),

@@ -7,7 +7,7 @@ import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
 import type { HttpResponse } from '@based/uws';
 import { As, Body, bodyFraming, isJsonType, quote } from './body.ts';
-import { ErrorCodes, VeloxError } from './errors.ts';
+import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { parseQuery } from './query.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
@@ -44,8 +44,35 @@ export async function readUrlencoded(req: Request<unknown, unknown>): Promise<Qu
   return parseQuery(text);
 }
 
+/**
+ * Options of `req.stream()`.
+ * @example
+ * ```ts
+ * const options: BodyStreamOptions = { limit: 100 * 1024 * 1024 };
+ * await pipeline(req.stream(options), createWriteStream('/srv/upload'));
+ * ```
+ */
+export interface BodyStreamOptions {
+  /**
+   * Most bytes of body to take, counted as they arrive, whether or not the stream's consumer has
+   * read them yet: past it, the stream fails with 413 `VELOX_ERR_BODY_TOO_LARGE` and the
+   * connection closes after the answer, as for `maxBodyLength`. So a consumer that stalls (or
+   * never reads) cannot make the server keep more than this, in memory or on disk. Default: none.
+   */
+  limit?: number;
+}
+
 /** @internal What `req.stream()` does. */
-export function bodyStream(req: Request<unknown, unknown>): Readable {
+export function bodyStream(req: Request<unknown, unknown>, options: BodyStreamOptions | undefined): Readable {
+  // -1: none (the Body's own sentinel).
+  let limit = -1;
+  const given = options === undefined ? undefined : options.limit;
+  if (given !== undefined && given !== Infinity) {
+    if (!(Number.isSafeInteger(given) && given >= 0)) {
+      throw invalidOption(`req.stream({ limit }) takes a whole number of bytes (104857600 for 100 MiB), or Infinity for none; got ${String(given)}`);
+    }
+    limit = given;
+  }
   const body = req[kBody]();
   if (!body) {
     const framing = req[kFraming];
@@ -57,7 +84,7 @@ export function bodyStream(req: Request<unknown, unknown>): Readable {
     // No body was announced: an empty stream.
     return Readable.from([]);
   }
-  return body.stream();
+  return body.stream(limit);
 }
 
 /** What a read answers when there is no body to read: unsafe framing, or an empty body. */

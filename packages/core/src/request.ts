@@ -13,7 +13,7 @@ import { ErrorCodes, VeloxError } from './errors.ts';
 import { copyHeaderList, encode, headerRecord } from './headers.ts';
 import { forwardedChain, hostname, protocol, textAddress } from './forwarded.ts';
 import { installRequestHelpers } from './negotiation.ts';
-import { bodyStream, openBody, readBody, readJson, readUrlencoded } from './request-body.ts';
+import { type BodyStreamOptions, bodyStream, openBody, readBody, readJson, readUrlencoded } from './request-body.ts';
 import { parseQuery } from './query.ts';
 import type { Response } from './response.ts';
 import type { Server } from './server.ts';
@@ -432,18 +432,21 @@ export class Request<Params = Record<string, string>, Q = Query> {
   }
 
   /**
-   * The body as a Readable stream with backpressure: uWS stops reading from the socket while the
-   * consumer is slow. Not bounded by `maxBodyLength`; the consumer sets its own limits.
+   * The body as a Readable stream with backpressure: uWS is paused while the consumer is slow,
+   * and what it reads meanwhile beyond `bodyBufferSize` waits in a temporary file (see the
+   * README: Backpressure on request bodies). Not bounded by `maxBodyLength`: give `limit`, which
+   * counts the bytes as they arrive, read or not (413 past it). Made once: later calls return
+   * the same stream (and ignore their options).
    * @example
    * ```ts
    * app.post('/upload', async (req, res) => {
-   *   await pipeline(req.stream(), createWriteStream('/tmp/upload'));
+   *   await pipeline(req.stream({ limit: 100 * 1024 * 1024 }), createWriteStream('/tmp/upload'));
    *   res.sendStatus(201);
    * });
    * ```
    */
-  stream(): Readable {
-    return bodyStream(this);
+  stream(options?: BodyStreamOptions): Readable {
+    return bodyStream(this, options);
   }
 
   /**

@@ -10,7 +10,7 @@ import { makeFail } from './error-path.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { MiddlewareWrapper } from './options.ts';
-import { paramNames } from './routing.ts';
+import { isMetadataOnly, paramNames } from './routing.ts';
 import type { Method, RouteDefinition, RouteInfo } from './types.ts';
 import type { WebSocketRoutes } from './ws-routes.ts';
 
@@ -53,6 +53,11 @@ export class RouteTable {
     if (route.handlers.length === 0 || route.handlers.some((h) => typeof h !== 'function')) {
       throw invalidOption(`${route.method} ${route.path} needs a handler function`);
     }
+    if (route.handlers.every(isMetadataOnly)) {
+      throw invalidOption(
+        `${route.method} ${route.path} has only metadata-only middlewares (describeRoute(), say), which never run: add its handler function, last`,
+      );
+    }
     if (route.strict !== undefined && typeof route.strict !== 'boolean') {
       throw invalidOption(`${route.method} ${route.path}: strict must be true or false; got ${String(route.strict)}`);
     }
@@ -90,6 +95,11 @@ export class RouteTable {
     return [...this.#routes.values()].map(({ method, path }) => ({ method, path }));
   }
 
+  /** Every registered route as it was given to `add()` (twins as core made them), in order. */
+  definitions(): readonly RouteDefinition[] {
+    return Object.freeze([...this.#routes.values()]);
+  }
+
   /** Registers every route on uWS, then the WebSocket routes, then the not-found route. */
   mount(): void {
     this.mounted = true;
@@ -116,9 +126,13 @@ export class RouteTable {
     }
   }
 
-  /** The server's middlewares that apply to a pattern, then the route's own functions. */
+  /**
+   * The server's middlewares that apply to a pattern, then the route's own functions, less those
+   * marked metadata only (markMetadataOnly()): they describe the route and never run.
+   */
   chainFor(pattern: string, own: ChainFn[]): ChainFn[] {
-    return chainFor(this.#life, this.middlewares, this.wrappers, pattern, own);
+    const run = own.some(isMetadataOnly) ? own.filter((fn) => !isMetadataOnly(fn)) : own;
+    return chainFor(this.#life, this.middlewares, this.wrappers, pattern, run);
   }
 }
 

@@ -6,6 +6,7 @@
  * decides the same way; only the matcher a `Sometimes` route gets runs per request.
  */
 import { invalidOption } from './errors.ts';
+import type { Middleware } from './types.ts';
 
 /**
  * One segment of a route pattern or a prefix: literal text, `:name`, `*` (a whole last segment
@@ -195,4 +196,51 @@ export function normalizePrefix(prefix: string): string {
   }
   if (prefix.includes('*')) throw invalidOption(`A prefix cannot hold a wildcard: ${prefix}`);
   return prefix.replace(/\/+$/, '');
+}
+
+/** Where core looks for the mark: a registry symbol, so that two copies of core agree. */
+const kMetadataOnly = Symbol.for('velox.metadataOnly');
+
+/**
+ * Marks a middleware as metadata only: it describes a route (for a plugin that documents or
+ * inspects routes) and does nothing at run time, so core leaves it out of every chain it builds.
+ * It stays in the route's `handlers` (what `onRoute` hooks and `routeDefinitions()` see), and a
+ * router keeps it in the routes it flattens, so plugins can read it; a request never runs it.
+ * The function should call `next()` when something other than core's chains runs it. A route
+ * needs one function that is not metadata only (its handler); `use()` refuses one, since a
+ * server-wide middleware is in no route's `handlers`. Returns the function, marked.
+ *
+ * @example
+ * ```ts
+ * import { isMetadataOnly, markMetadataOnly } from '@velox/core';
+ *
+ * const notes = new WeakMap<Function, string>();
+ * function note(text: string) {
+ *   const marker = markMetadataOnly((req, res, next) => next());
+ *   notes.set(marker, text);
+ *   return marker;
+ * }
+ * app.get('/a', note('the a route'), (req, res) => res.send('a')); // runs the handler only
+ * const text = app.routeDefinitions().map((r) => r.handlers.filter(isMetadataOnly).map((fn) => notes.get(fn)));
+ * ```
+ */
+export function markMetadataOnly<F extends Middleware<any, any>>(fn: F): F {
+  if (typeof fn !== 'function') throw invalidOption('markMetadataOnly() takes a middleware function');
+  Object.defineProperty(fn, kMetadataOnly, { value: true });
+  return fn;
+}
+
+/**
+ * Whether a function was marked with {@link markMetadataOnly}: core leaves such functions out of
+ * the chains it builds, at registration.
+ *
+ * @example
+ * ```ts
+ * import { isMetadataOnly } from '@velox/core';
+ *
+ * const described = app.routeDefinitions().filter((route) => route.handlers.some(isMetadataOnly));
+ * ```
+ */
+export function isMetadataOnly(fn: unknown): boolean {
+  return typeof fn === 'function' && (fn as unknown as Record<symbol, unknown>)[kMetadataOnly] === true;
 }

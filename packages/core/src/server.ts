@@ -15,9 +15,10 @@ import { bind, type CloseOptions, createTlsApp, drain, type ListenCallback, type
 import { type Config, type MiddlewareWrapper, parseOptions, type ServerConfig, type ServerOptions, type UseExtension } from './options.ts';
 import type { Request } from './request.ts';
 import type { Response } from './response.ts';
+import { sweepSpillFiles } from './body-spill.ts';
 import { attachRequestLog } from './request-log.ts';
 import { RouteTable } from './route-table.ts';
-import { normalizePrefix, prefixMatcher } from './routing.ts';
+import { isMetadataOnly, normalizePrefix, prefixMatcher } from './routing.ts';
 import { type CloseOnSignalsOptions, installSignals } from './signals.ts';
 import { kClasses, kConfig, kHooks } from './symbols.ts';
 import type { ErrorHandler, ErrorMiddleware, Handler, HookName, Hooks, Logger, Method, Middleware, Mountable, ParamsOf, Plugin, RouteDefinition, RouteHandler, RouteInfo } from './types.ts';
@@ -155,6 +156,11 @@ export class Server {
         throw new VeloxError(
           ErrorCodes.PLUGIN_MISSING,
           "use() got a function of four arguments, an Express error middleware (err, req, res, next): it needs the nodeCompat plugin of @velox/express: import { nodeCompat } from '@velox/express'; await app.register(nodeCompat) before this use(), or add it with app.addErrorHandler()",
+        );
+      }
+      if (isMetadataOnly(item)) {
+        throw invalidOption(
+          'use() got a metadata-only middleware (describeRoute(), say): it describes the routes it is given to and never runs, and a server-wide middleware is in no route: give it to a route, or to a router (router.use())',
         );
       }
       if (typeof item === 'function') this.#table.middlewares.push({ prefix, fn: item as Middleware<any, any> });
@@ -304,6 +310,25 @@ export class Server {
    */
   routes(): RouteInfo[] {
     return this.#table.list();
+  }
+
+  /**
+   * Every registered route as it was registered: method, path, `handlers` (metadata-only
+   * middlewares included, see `markMetadataOnly()`), `errorHandlers` and `strict`, in the order
+   * registered, trailing-slash twins included (a twin shares its route's `handlers` array). For
+   * plugins that document or inspect routes whatever the order they were registered in (an
+   * `onRoute` hook sees only the routes added after it). Read them; do not change them.
+   * @example
+   * ```ts
+   * const plugin: Plugin = (server) => {
+   *   server.addHook('onListen', () => {
+   *     for (const route of server.routeDefinitions()) console.log(route.method, route.path, route.handlers.length);
+   *   });
+   * };
+   * ```
+   */
+  routeDefinitions(): readonly RouteDefinition[] {
+    return this.#table.definitions();
   }
 
   /**
@@ -563,6 +588,8 @@ export class Server {
     if (this.#listenSocket) throw invalidOption('The server is already listening');
     await this.ready();
     if (!this.#table.mounted) this.#table.mount();
+    // Body files a crashed process left behind (body-spill.ts).
+    await sweepSpillFiles(this[kConfig].bodyTempDir);
     const { socket, info } = await bind(this.#uwsModule, this.#app, target);
     this.#listenSocket = socket;
     this.#life.closing = false;

@@ -2,7 +2,8 @@
  * The request body as a web `ReadableStream`, fed from core's streamed body (`req.stream()`,
  * where uWS is paused while the consumer is slow). The stream pulls one chunk at a time, so
  * nothing is read from uWS before the consumer asks for it; it counts bytes against a limit and
- * errors with a 413 past it.
+ * errors with a 413 past it (or with core's 413, when the stream was made with the same limit
+ * and core counted the bytes it holds unread first).
  */
 import type { Readable } from 'node:stream';
 import { ErrorCodes, VeloxError } from '@velox/core';
@@ -25,6 +26,8 @@ export function webStream(source: Readable, limit: number, onOverflow: (err: Vel
         try {
           step = await chunks.next();
         } catch (err) {
+          // Core's own count of the same limit (`req.stream({ limit })`) came first.
+          if ((err as VeloxError)?.code === ErrorCodes.BODY_TOO_LARGE) onOverflow(err as VeloxError);
           controller.error(err);
           return;
         }

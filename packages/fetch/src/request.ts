@@ -271,7 +271,10 @@ export class FetchRequest {
     if (this.#hasBody()) {
       if (this.#used) init.body = new ReadableStream({ start: (c) => c.close() });
       else {
-        init.body = webStream(this.#req.stream(), limit, (err) => {
+        // The limit twice: core counts what it holds unread (on disk past bodyBufferSize) while
+        // the stream is not pulled, webStream what is pulled.
+        const stream = this.#req.stream(Number.isSafeInteger(limit) ? { limit } : undefined);
+        init.body = webStream(stream, limit, (err) => {
           this[kClientError] ??= err;
         });
       }

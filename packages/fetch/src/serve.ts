@@ -10,7 +10,7 @@ import { type FetchFunction, type FetchHandlerOptions, fetchHandler } from './ha
 /** Options of {@link serve}. */
 export interface ServeOptions
   extends FetchHandlerOptions,
-    Pick<ServerOptions, 'maxBodyLength' | 'trustProxy' | 'tls' | 'logger' | 'exposeErrors'> {
+    Pick<ServerOptions, 'maxBodyLength' | 'bodyBufferSize' | 'bodyTempDir' | 'trustProxy' | 'tls' | 'logger' | 'exposeErrors'> {
   /** The app's fetch function (`hono.fetch`, `h3.fetch`, `router.fetch`…). Required. */
   fetch: FetchFunction;
   /**
@@ -97,6 +97,8 @@ export async function serve(options: ServeOptions): Promise<FetchServer> {
   } else {
     const serverOptions: ServerOptions = {};
     if (options.maxBodyLength !== undefined) serverOptions.maxBodyLength = options.maxBodyLength;
+    if (options.bodyBufferSize !== undefined) serverOptions.bodyBufferSize = options.bodyBufferSize;
+    if (options.bodyTempDir !== undefined) serverOptions.bodyTempDir = options.bodyTempDir;
     if (options.trustProxy !== undefined) serverOptions.trustProxy = options.trustProxy;
     if (options.tls !== undefined) serverOptions.tls = options.tls;
     if (options.logger !== undefined) serverOptions.logger = options.logger;

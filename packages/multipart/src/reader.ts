@@ -214,7 +214,9 @@ export class FormReader implements AsyncIterableIterator<Part>, PartWriter {
     if (!BOUNDARY.test(boundary)) throw badInput(MultipartErrorCodes.BAD_BOUNDARY, 'The boundary holds characters RFC 2046 does not allow');
     const length = req.get('content-length');
     if (length !== undefined && Number(length) > limits.bodySize) throw limitError('bodySize', limits.bodySize);
-    const source = req.stream();
+    // The limit also counts what core holds unread, on disk past its bodyBufferSize, while this
+    // reader is paused: a part nobody reads cannot make the server keep more than bodySize.
+    const source = req.stream(Number.isSafeInteger(limits.bodySize) ? { limit: limits.bodySize } : undefined);
     const parser = createFormParser(boundary, limits, {
       part: (headers, body) => this.#onPart(headers, body),
       badHeader: (fault) => {
@@ -256,6 +258,7 @@ export class FormReader implements AsyncIterableIterator<Part>, PartWriter {
   #onSourceError = (err: unknown): void => {
     if (this.#state !== State.Reading) return;
     const core = err as VeloxError;
+    if (core?.code === ErrorCodes.BODY_TOO_LARGE) return this.#fail(limitError('bodySize', this.#settings.limits.bodySize));
     if (core?.code === ErrorCodes.ABORTED && core.status === 499 && Date.now() - this.#windowStart >= UWS_TIMEOUT_SUSPECT_MS) {
       err = new VeloxError(
         MultipartErrorCodes.TOO_SLOW,

@@ -7,6 +7,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
 import {
+  type BodySpillMessage,
   channelNames,
   type Request,
   type RequestErrorMessage,
@@ -33,6 +34,7 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
   type Attributes,
   context,
+  type Counter,
   type Histogram,
   InstrumentationBase,
   type InstrumentationConfig,
@@ -61,6 +63,25 @@ const VERSION = '0.0.0';
  * ```
  */
 export const METRIC_HTTP_SERVER_ACTIVE_REQUESTS = 'http.server.active_requests';
+
+/**
+ * The name of the counter of request-body bytes written to temporary files (core's
+ * `bodyBufferSize`: what arrived past it while the consumer was paused), in bytes.
+ * @example
+ * ```ts
+ * const view = { instrumentName: METRIC_VELOX_BODY_SPILLED }; // e.g. to select it in a MeterProvider view
+ * ```
+ */
+export const METRIC_VELOX_BODY_SPILLED = 'velox.body.spilled';
+
+/**
+ * The name of the up-down counter of request-body temporary files open now.
+ * @example
+ * ```ts
+ * const view = { instrumentName: METRIC_VELOX_BODY_SPILL_FILES };
+ * ```
+ */
+export const METRIC_VELOX_BODY_SPILL_FILES = 'velox.body.spill.files';
 
 /** The bucket boundaries the HTTP semantic conventions advise for `http.server.request.duration`, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -110,11 +131,18 @@ interface State {
   draining?: (message: unknown) => void;
   duration?: Histogram;
   active?: UpDownCounter;
+  spilled?: Counter;
+  spillFiles?: UpDownCounter;
+  /** Requests whose spill file this instrumentation counted as open, and how many. */
+  spilling: WeakSet<Request>;
+  spillsOpen: number;
+  /** The spill-close listener of a disabled instrumentation, kept until the files it counted close. */
+  spillDraining?: (message: unknown) => void;
 }
 const states = new WeakMap<object, State>();
 const stateOf = (instrumentation: object): State => {
   let state = states.get(instrumentation);
-  if (!state) states.set(instrumentation, (state = { inProgress: 0 }));
+  if (!state) states.set(instrumentation, (state = { inProgress: 0, spilling: new WeakSet(), spillsOpen: 0 }));
   return state;
 };
 
@@ -167,12 +195,19 @@ export class VeloxInstrumentation extends InstrumentationBase<VeloxInstrumentati
       diagnostics.unsubscribe(channelNames.responseFinish, state.draining);
       state.draining = undefined;
     }
+    if (state.spillDraining) {
+      diagnostics.unsubscribe(channelNames.bodySpillClose, state.spillDraining);
+      state.spillDraining = undefined;
+    }
     const spans = new WeakMap<Request, Traced>();
     state.listeners = [
       [channelNames.requestStart, (m) => this.#start(m as RequestStartMessage, spans)],
       [channelNames.requestError, (m) => this.#error(m as RequestErrorMessage, spans)],
       [channelNames.websocketUpgrade, (m) => this.#upgrade(m as WebSocketUpgradeMessage, spans)],
       [channelNames.responseFinish, (m) => this.#finish(m as ResponseFinishMessage, spans)],
+      [channelNames.bodySpillOpen, (m) => this.#spillOpen(m as BodySpillMessage)],
+      [channelNames.bodySpillWrite, (m) => stateOf(this).spilled?.add((m as BodySpillMessage).bytes)],
+      [channelNames.bodySpillClose, (m) => this.#spillClose(m as BodySpillMessage)],
     ];
     for (const [name, listener] of state.listeners) diagnostics.subscribe(name, listener);
   }
@@ -185,6 +220,7 @@ export class VeloxInstrumentation extends InstrumentationBase<VeloxInstrumentati
     // Requests in progress keep the finish listener until the last one ends its span.
     for (const [name, listener] of state.listeners) {
       if (name === channelNames.responseFinish && state.inProgress > 0) state.draining = listener;
+      else if (name === channelNames.bodySpillClose && state.spillsOpen > 0) state.spillDraining = listener;
       else diagnostics.unsubscribe(name, listener);
     }
     state.listeners = undefined;
@@ -203,6 +239,35 @@ export class VeloxInstrumentation extends InstrumentationBase<VeloxInstrumentati
       unit: '{request}',
       valueType: ValueType.INT,
     });
+    state.spilled = this.meter.createCounter(METRIC_VELOX_BODY_SPILLED, {
+      description: 'Bytes of request bodies written to temporary files (past bodyBufferSize while the consumer was paused).',
+      unit: 'By',
+      valueType: ValueType.INT,
+    });
+    state.spillFiles = this.meter.createUpDownCounter(METRIC_VELOX_BODY_SPILL_FILES, {
+      description: 'Request-body temporary files open.',
+      unit: '{file}',
+      valueType: ValueType.INT,
+    });
+  }
+
+  #spillOpen({ req }: BodySpillMessage): void {
+    const state = stateOf(this);
+    if (state.spilling.has(req)) return;
+    state.spilling.add(req);
+    state.spillsOpen++;
+    state.spillFiles?.add(1);
+  }
+
+  #spillClose({ req }: BodySpillMessage): void {
+    const state = stateOf(this);
+    // Only a file whose opening was counted (a body opens one file at a time).
+    if (!state.spilling.delete(req)) return;
+    state.spillFiles?.add(-1);
+    if (--state.spillsOpen === 0 && state.spillDraining) {
+      diagnostics.unsubscribe(channelNames.bodySpillClose, state.spillDraining);
+      state.spillDraining = undefined;
+    }
   }
 
   #start(message: RequestStartMessage, spans: WeakMap<Request, Traced>): void {

@@ -13,6 +13,7 @@ export {
   ValueType,
   type Attributes,
   type Context,
+  type Counter,
   type Histogram,
   type Span,
   type TextMapGetter,

@@ -1,10 +1,12 @@
+import diagnostics from 'node:diagnostics_channel';
 import { connect as tcp } from 'node:net';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { Router } from '@velox/router';
 import { connect, get, sleep, start, thrownBy, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
-import { METRIC_HTTP_SERVER_ACTIVE_REQUESTS, OtelErrorCodes, VeloxInstrumentation } from '../src/index.ts';
+import { channelNames, type Request } from '@velox/core';
+import { METRIC_HTTP_SERVER_ACTIVE_REQUESTS, METRIC_VELOX_BODY_SPILL_FILES, METRIC_VELOX_BODY_SPILLED, OtelErrorCodes, VeloxInstrumentation } from '../src/index.ts';
 import { points, server, telemetry } from './helpers.ts';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
@@ -367,5 +369,31 @@ describe('VeloxInstrumentation metrics', () => {
     await Promise.all(pending);
     await until(() => t.spans().length === 2, 'two spans');
     expect(points(await t.metrics(), METRIC_HTTP_SERVER_ACTIVE_REQUESTS)[0]!.value).toBe(0);
+  });
+
+  it('counts request-body bytes spilled to disk and the spill files open, from core\'s channels', async () => {
+    // Core's own tests check what it publishes (test/faults/body-spill.test.ts); here, the messages alone.
+    const t = telemetry();
+    const publish = (name: string, req: object, bytes: number) => diagnostics.channel(name).publish({ req: req as Request, bytes });
+    const a = {};
+    const b = {};
+    publish(channelNames.bodySpillOpen, a, 0);
+    publish(channelNames.bodySpillWrite, a, 524_288);
+    publish(channelNames.bodySpillOpen, b, 0);
+    publish(channelNames.bodySpillWrite, b, 1000);
+    publish(channelNames.bodySpillWrite, a, 24);
+    expect(points(await t.metrics(), METRIC_VELOX_BODY_SPILLED)[0]!.value).toBe(525_312);
+    expect(points(await t.metrics(), METRIC_VELOX_BODY_SPILL_FILES)[0]!.value).toBe(2);
+    publish(channelNames.bodySpillClose, a, 524_312);
+    // A file opened before the instrumentation was enabled is not taken off the count.
+    publish(channelNames.bodySpillClose, {}, 10);
+    expect(points(await t.metrics(), METRIC_VELOX_BODY_SPILL_FILES)[0]!.value).toBe(1);
+    // Disabled, it still takes off the files it counted, and nothing else.
+    t.instrumentation.disable();
+    publish(channelNames.bodySpillWrite, b, 5);
+    publish(channelNames.bodySpillClose, b, 1005);
+    expect(points(await t.metrics(), METRIC_VELOX_BODY_SPILL_FILES)[0]!.value).toBe(0);
+    expect(points(await t.metrics(), METRIC_VELOX_BODY_SPILLED)[0]!.value).toBe(525_312);
+    expect(diagnostics.channel(channelNames.bodySpillClose).hasSubscribers).toBe(false);
   });
 });

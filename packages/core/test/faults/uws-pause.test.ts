@@ -9,9 +9,11 @@
  * whatever a client faster than the server's reading sends meanwhile. uWS v20.30 stopped at the
  * pause. Core's README ("Backpressure on request bodies") says what this means for Velox.
  *
- * When this test fails because nothing arrives after `pause()` any more, a uWS upgrade has fixed
- * it: revisit that README section, multipart's README ("Large uploads and fast clients"),
- * docs/production.md and multipart's test/large.test.ts, whose fast-client test pins the effect.
+ * Core bounds what it lets through: `bodyBufferSize` in memory, the rest in a temporary file
+ * (src/body-spill.ts, test/faults/body-spill.test.ts). When this test fails because nothing
+ * arrives after `pause()` any more, a uWS upgrade has fixed it: revisit that README section (no
+ * body would reach a file any more), multipart's README ("Large uploads
+ * and fast clients"), docs/production.md and multipart's test/large.test.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';

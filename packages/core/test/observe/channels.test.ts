@@ -39,6 +39,9 @@ describe('diagnostics channels', () => {
       requestError: 'velox:request:error',
       responseFinish: 'velox:response:finish',
       websocketUpgrade: 'velox:websocket:upgrade',
+      bodySpillOpen: 'velox:body:spill:open',
+      bodySpillWrite: 'velox:body:spill:write',
+      bodySpillClose: 'velox:body:spill:close',
     });
   });
 
