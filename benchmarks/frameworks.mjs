@@ -24,6 +24,9 @@ export const FRAMEWORKS = [
   // Velox answering the nested and validated scenarios with a flat, unvalidated route: the
   // baseline of the router targets, measured in the same slices as Velox (no other scenario).
   { id: 'velox-plain', label: 'Velox, the same route flat and unvalidated', file: 'core/velox-plain.mjs', pkg: '@velox/core', nodeArgs: ['--conditions=built'] },
+  // Velox with @velox/openapi registered and describeRoute() on its routes (ping, query, body):
+  // issue 42's "nothing per request", counted against `velox` by instructions.mjs.
+  { id: 'velox-openapi', label: 'Velox + @velox/openapi', file: 'core/velox-openapi.mjs', pkg: '@velox/openapi', nodeArgs: ['--conditions=built'], optIn: true },
   { id: 'hyper-express', label: 'hyper-express', file: 'core/hyper-express.mjs', pkg: 'hyper-express' },
   { id: 'ultimate-express', label: 'ultimate-express', file: 'core/ultimate-express.mjs', pkg: 'ultimate-express' },
   { id: 'fastify', label: 'Fastify', file: 'core/fastify.mjs', pkg: 'fastify' },

@@ -1,10 +1,11 @@
 // The notes API of docs/getting-started.md, whole: middleware, bodies, a router, validation,
-// errors and stopping. The guide quotes it region by region.
+// errors, stopping, and its own documentation. The guide quotes it region by region.
 // $ ADMIN_TOKEN=s3cret pnpm exec tsx docs/examples/getting-started/notes-api.ts
 // Notes API on http://127.0.0.1:3000
 // #region imports
 import { randomUUID } from 'node:crypto';
 import { Server, VeloxError } from '@velox/core';
+import { describeRoute, openapi } from '@velox/openapi';
 import { Router } from '@velox/router';
 import { validate } from '@velox/validate';
 import { z } from 'zod';
@@ -21,6 +22,20 @@ let lastId = 0;
 
 // #region server
 const app = new Server({ maxBodyLength: 64 * 1024 });
+// #endregion
+
+// #region openapi
+await app.register(openapi, { info: { title: 'Notes API', version: '1.0.0' }, path: '/openapi.json', ui: '/docs' });
+
+// What the routes answer, for the document (nothing checks answers at run time). The error
+// handler further down answers { error, issues? } for every 4xx, validation failures included.
+const noteSchema = z.object({ id: z.string(), text: z.string() }).meta({ id: 'Note' });
+const errorSchema = z
+  .object({
+    error: z.string(),
+    issues: z.array(z.object({ in: z.string(), path: z.array(z.union([z.string(), z.number()])), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Error' });
 // #endregion
 
 // #region middleware
@@ -50,22 +65,35 @@ app.post('/echo', async (req, res) => {
 
 // #region router
 const api = new Router();
-api.get('/', (req, res) => res.json([...notes.values()]));
-api.get('/:id', (req, res) => {
-  const note = notes.get(req.params.id);
-  if (!note) throw new VeloxError('NOTE_NOT_FOUND', `No note ${req.params.id}`, { status: 404 });
-  res.json(note);
-});
+api.use(describeRoute({ tags: ['notes'] }));
+api.get('/', describeRoute({ summary: 'All notes' }), validate({ response: { 200: z.array(noteSchema) } }), (req, res) =>
+  res.json([...notes.values()]),
+);
+api.get(
+  '/:id',
+  describeRoute({ summary: 'One note' }),
+  validate({ response: { 200: noteSchema, 404: errorSchema } }),
+  (req, res) => {
+    const note = notes.get(req.params.id);
+    if (!note) throw new VeloxError('NOTE_NOT_FOUND', `No note ${req.params.id}`, { status: 404 });
+    res.json(note);
+  },
+);
 // #endregion
 
 // #region validation
 const newNote = z.object({ text: z.string().min(1).max(500) });
 
-api.post('/', validate({ body: newNote }), (req, res) => {
-  const note = { id: String(++lastId), text: req.body.text }; // req.body.text: string
-  notes.set(note.id, note);
-  res.status(201).json(note);
-});
+api.post(
+  '/',
+  describeRoute({ summary: 'Add a note' }),
+  validate({ body: newNote, response: { 201: noteSchema, 400: errorSchema } }),
+  (req, res) => {
+    const note = { id: String(++lastId), text: req.body.text }; // req.body.text: string
+    notes.set(note.id, note);
+    res.status(201).json(note);
+  },
+);
 
 app.use('/api/notes', api);
 // #endregion
@@ -118,6 +146,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // {"error":"No note 42"}
 // $ curl -s 127.0.0.1:3000/nothing
 // {"error":"No route for GET /nothing"}
+// #endregion
+
+// #region try-docs
+// $ curl -s -o /dev/null -w '%{http_code}\n' 127.0.0.1:3000/docs
+// 200
 // #endregion
 
 // #region try-admin

@@ -24,7 +24,7 @@ export interface StreamOptions {
 /** @internal What `res.stream()` does. */
 export function streamTo(res: Response, source: Readable, options: StreamOptions): Promise<void> {
   const hold = res[kHold];
-  if (hold !== null && hold.holds()) {
+  if (hold?.holds()) {
     return new Promise<void>((resolve, reject) => {
       const go = (ok: boolean) => {
         if (ok) res.stream(source, options).then(resolve, reject);
