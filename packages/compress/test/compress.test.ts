@@ -49,6 +49,40 @@ describe('compress() on every way a response is answered', () => {
     });
   }
 
+  for (const { coding, skip } of codings) {
+    it.skipIf(skip)(`answers 200 different whole bodies in a row with ${coding}, each decoding to itself (one context reused, reset between bodies)`, async () => {
+      const url = await app({ syncThreshold: 200_000 }, (a) =>
+        a.get('/n/:n', (req, res) => res.type('text').send(text(1024 + Number(req.params.n) * 97, `b${req.params.n}`))),
+      );
+      for (let n = 0; n < 200; n += 1) {
+        const r = await getWith(`${url}/n/${n}`, coding);
+        expect(r.coding).toBe(coding);
+        expect(r.headers['content-length']).toBe(String(r.raw.length));
+        expect(r.text).toBe(text(1024 + n * 97, `b${n}`));
+      }
+    });
+
+    it.skipIf(skip)(`compresses a whole body whose output is larger than one buffer (64 KiB) with ${coding}, with its exact length`, async () => {
+      // Base64 of random bytes: compressible type, about 3/4 of its size after compression, so well over 64 KiB out.
+      const big = randomBytes(150_000).toString('base64');
+      const url = await app({ syncThreshold: 400_000, encodings: [coding as 'gzip'] }, (a) => {
+        a.get('/big', (req, res) => res.type('text').send(big));
+        a.get('/small', (req, res) => res.type('text').send(BIG));
+      });
+      for (let i = 0; i < 2; i += 1) {
+        const r = await getWith(`${url}/big`, coding);
+        expect(r.coding).toBe(coding);
+        expect(r.headers['content-length']).toBe(String(r.raw.length));
+        expect(r.raw.length).toBeGreaterThan(64 * 1024);
+        expect(r.text).toBe(big);
+      }
+      // The context is still good after the plain road took the big body.
+      const small = await getWith(`${url}/small`, coding);
+      expect(small.headers['content-length']).toBe(String(small.raw.length));
+      expect(small.text).toBe(BIG);
+    });
+  }
+
   it('compresses res.send() of a string and res.html()', async () => {
     const url = await app({}, (a) => {
       a.get('/send', (req, res) => res.send(BIG));

@@ -27,7 +27,7 @@ describeErrorCodes('CompressErrorCodes', CompressErrorCodes, { readme: new URL('
       stream.flush = () => {};
       return stream;
     };
-    const codec: Codec = { coding: 'gzip', header: new PreparedHeader('Content-Encoding', 'gzip'), sync: () => Buffer.alloc(0), stream: failing, flushKind: 2 };
+    const codec: Codec = { coding: 'gzip', header: new PreparedHeader('Content-Encoding', 'gzip'), sync: () => Buffer.alloc(0), stream: failing, flushKind: 2, reusesContext: false };
     const calls: string[] = [];
     let failure: unknown;
     const sink: BodySink = {
