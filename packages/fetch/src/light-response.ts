@@ -35,9 +35,31 @@ export let lightStatus: (response: LightResponse) => number;
 export let lightHeaders: (response: LightResponse) => HeadersInit | undefined;
 /** @internal Its body as given. */
 export let lightBody: (response: LightResponse) => string | Uint8Array | ArrayBuffer | null;
+/** @internal The init's `statusText` as given (checked when it was made), else undefined. */
+export let lightStatusText: (response: LightResponse) => unknown;
+
+/**
+ * The built-in Response's check of `init.statusText` (a ByteString, then the HTTP reason-phrase
+ * production: tab, space, visible ASCII and 0x80–0xFF), with its errors: a text that would break
+ * the status line (CR, LF, other control characters) or that has a character above 0xFF throws a
+ * TypeError, as `new Response()` does.
+ */
+function checkStatusText(value: unknown): void {
+  const text = String(value);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 255) {
+      throw new TypeError(`Cannot convert argument to a ByteString because the character at index ${i} has a value of ${c} which is greater than 255.`);
+    }
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!(c === 9 || (c >= 0x20 && c <= 0x7e) || c >= 0x80)) throw new TypeError('Invalid statusText');
+  }
+}
 
 // The members LightResponse takes from the built-in Response at run time (see below).
-export interface LightResponse extends Omit<Response, 'status' | 'ok' | 'headers'> {}
+export interface LightResponse extends Omit<Response, 'status' | 'statusText' | 'ok' | 'headers'> {}
 
 /**
  * A `Response` that keeps its body and init until something needs the built-in one. Made by
@@ -64,6 +86,7 @@ export class LightResponse {
     lightStatus = (response) => response.#status;
     lightHeaders = (response) => response.#headers ?? response.#init?.headers;
     lightBody = (response) => response.#body;
+    lightStatusText = (response) => response.#init?.statusText;
   }
 
   /**
@@ -90,6 +113,7 @@ export class LightResponse {
     if (body != null && (status === 204 || status === 304 || status === 205)) {
       throw new TypeError('Response constructor: Invalid response status code');
     }
+    if (init?.statusText !== undefined) checkStatusText(init.statusText);
     this.#body = body ?? null;
     this.#init = init;
     this.#status = status;
@@ -98,6 +122,13 @@ export class LightResponse {
   /** The status code. */
   get status(): number {
     return this.#status;
+  }
+
+  /** The status text it was made with (`''` unless given), as the built-in Response has it. */
+  get statusText(): string {
+    if (this.#native) return this.#native.statusText;
+    const text = this.#init?.statusText;
+    return text === undefined ? '' : String(text);
   }
 
   /** True for 2xx. */

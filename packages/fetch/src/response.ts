@@ -26,6 +26,10 @@ const isLightOnly = lightResponseParts.isLightOnly;
 const lightStatus = lightResponseParts.lightStatus;
 const lightHeaders = lightResponseParts.lightHeaders;
 const lightBody = lightResponseParts.lightBody;
+const lightStatusText = lightResponseParts.lightStatusText;
+
+// Not an ESM import of node:http (see @velox/core's headers.ts: on Node 22 that loads undici's globals).
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 /** Where Node's Response (undici) keeps its state, `{ body: { source, stream, length } | null }`. */
 const kState: symbol | undefined = (() => {
@@ -81,6 +85,8 @@ function sendOther(res: VeloxResponse, response: Response): void | Promise<void>
     return;
   }
   res.statusCode = response.status;
+  const statusText = response.statusText;
+  if (statusText !== '') setReason(res, response.status, statusText);
   let cookies: string[] | undefined;
   for (const [name, value] of response.headers) {
     if (name === 'set-cookie') (cookies ??= []).push(value);
@@ -143,17 +149,18 @@ function stream(res: VeloxResponse, body: ReadableStream<Uint8Array>, size: numb
  * over the status, a flat header list and the body as given, without a built-in Response.
  */
 interface Prepares {
-  _toNodeResponse(): { status: number; headers: string[]; body: unknown };
+  _toNodeResponse(): { status: number; statusText?: string; headers: string[]; body: unknown };
 }
 
 function writePrepared(res: VeloxResponse, prepared: ReturnType<Prepares['_toNodeResponse']>): void | Promise<void> {
-  const { status, headers, body } = prepared;
+  const { status, statusText, headers, body } = prepared;
   if (res.aborted) {
     if (body instanceof ReadableStream) body.cancel().catch(() => {});
     else if (body instanceof Readable) body.destroy();
     return;
   }
   res.statusCode = status;
+  if (typeof statusText === 'string' && statusText !== '') setReason(res, status, statusText);
   let cookies: string[] | undefined;
   let size: number | null = null;
   for (let i = 0; i < headers.length; i += 2) {
@@ -237,6 +244,8 @@ function writeLight(res: VeloxResponse, response: lightResponseParts.LightRespon
   if (res.aborted) return;
   const status = lightStatus(response);
   if (status !== 200 || res.statusCode !== 200) res.statusCode = status;
+  const statusText = lightStatusText(response);
+  if (statusText !== undefined && statusText !== '') setReason(res, status, typeof statusText === 'string' ? statusText : String(statusText));
   const body = lightBody(response);
   let typed = false;
   const headers = lightHeaders(response);
@@ -292,6 +301,26 @@ function writeLight(res: VeloxResponse, response: lightResponseParts.LightRespon
     return;
   }
   res.end(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
+}
+
+/** Characters a reason phrase may not hold (the HTTP reason-phrase production: tab, space, visible ASCII, 0x80–0xFF). */
+const NOT_IN_REASON = /[^\t\x20-\x7e\x80-\xff]/;
+const ALL_NOT_IN_REASON = /[^\t\x20-\x7e\x80-\xff]/g;
+
+/**
+ * A Response's non-empty `statusText` on the status line (`HTTP/1.1 418 Short And Stout`), unless
+ * it is the standard phrase of `status`, which the head core prepared already carries. The
+ * built-in Response and LightResponse refuse a text that would break the line when they are made;
+ * from other classes (srvx's), characters a reason phrase may not hold are dropped, as srvx's own
+ * Node adapter drops them, and nothing left means the standard phrase.
+ */
+function setReason(res: VeloxResponse, status: number, text: string): void {
+  if (text === STATUS_CODES[status]) return;
+  if (NOT_IN_REASON.test(text)) {
+    text = text.replace(ALL_NOT_IN_REASON, '');
+    if (text === '' || text === STATUS_CODES[status]) return;
+  }
+  res.statusMessage = text;
 }
 
 /** Sets the headers of a record (`{ name: value }`); true when one of them is the content type. */
