@@ -166,12 +166,13 @@ export function writeChunk(
   else if (typeof chunk === 'string' && encoding && encoding !== 'utf8' && encoding !== 'utf-8') chunk = Buffer.from(chunk, encoding);
   if (callback) queueMicrotask(callback);
   if (res[kHold]?.defer((go) => go && res.write(chunk) && res.emit('drain'), false)) return false;
+  if (typeof chunk !== 'string' && chunk.byteLength === 0) return true;
+  if (chunk === '') return true; // uWS reads an empty write as the end of the body
   if (res[kIsHead]) {
+    // No body goes out; kHooked now also says that a GET would have sent one in pieces (see writeEndOther).
     startHead(res);
     return true;
   }
-  if (typeof chunk !== 'string' && chunk.byteLength === 0) return true;
-  if (chunk === '') return true; // uWS reads an empty write as the end of the body
   if (res[kHold] !== null && res[kHold].transform !== null) return writeTransformed(res, chunk);
   const declared = res[kDeclared];
   if (declared !== null) return writeDeclared(res, declared, chunk, false);
@@ -283,14 +284,11 @@ function writeEndOther(res: Response, body: string | Uint8Array | ArrayBuffer, p
   const status = res.statusCode;
   const ures = res[kUres];
   if (status === 204 || status === 304 || status < 200 || res[kIsHead]) {
-    // No body. uWS's endWithoutBody (v20.30 and v20.51, checked) only completes when called with
-    // no arguments, so the length (HEAD) and Connection: close are written as headers.
-    if (res[kIsHead] && status !== 204 && status !== 304) {
-      const declared = headerValue(res, 'content-length');
-      const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-      // Spelled as uWS spells the Content-Length it writes for a body (and as Node writes it).
-      ures.writeHeader('Content-Length', String(length));
-    }
+    // No body. uWS's endWithoutBody (v20.30, v20.51 and @based/uws 6.0.1, checked) only completes
+    // when called with no arguments: given a length, it writes the line but leaves the response
+    // open, and the next request on the connection closes it. So the length (HEAD) and
+    // Connection: close are written as headers.
+    if (res[kIsHead] && status !== 204 && status !== 304) headLength(res, ures, body);
     if (!chunked && (res[kClose] || res.req[kOverflowed])) ures.writeHeader('connection', 'close');
     ures.endWithoutBody();
   } else if (chunked) {
@@ -302,6 +300,19 @@ function writeEndOther(res: Response, body: string | Uint8Array | ArrayBuffer, p
   } else {
     ures.end(body, false);
   }
+}
+
+/**
+ * The Content-Length of a HEAD answer: the one the app set (`res.set('content-length', '100').end()`,
+ * as Node sends it), else the length of the body a GET would send whole. None when the body was
+ * written in pieces (write() before end(), a stream of unknown size): a GET sends that chunked.
+ */
+function headLength(res: Response, ures: Response[typeof kUres], body: string | Uint8Array | ArrayBuffer): void {
+  const declared = headerValue(res, 'content-length');
+  if (declared === undefined && res[kHooked]) return;
+  const length = declared ?? (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  // Spelled as uWS spells the Content-Length it writes for a body (and as Node writes it).
+  ures.writeHeader('Content-Length', String(length));
 }
 
 /**
@@ -320,7 +331,8 @@ function hookedEnd(res: Response, body: string | Uint8Array | ArrayBuffer | unde
   if (!res[kHeadersSent] && !res[kHooked]) res[kLife].beforeHead(res.req, res);
   if (res[kLife].hooks.onResponse.length > 0 || res[kHasListeners]) {
     res.req[kKeepAddress]();
-    if (body !== undefined && !res[kHeadersSent] && res[kHasListeners]) noteLength(res, body);
+    // Not after write(): `body` is then only the last piece (and a HEAD answer would report it).
+    if (body !== undefined && !res[kHeadersSent] && !res[kHooked] && res[kHasListeners]) noteLength(res, body);
   }
 }
 

@@ -59,7 +59,7 @@ export const kClose: unique symbol = Symbol('velox.close');
 export const kCloseAsked: unique symbol = Symbol('velox.closeAsked');
 /** What uWS's onWritable calls while something waits for it, else undefined. */
 export const kOnWritable: unique symbol = Symbol('velox.onWritable');
-/** True once a HEAD response's first write ran the onSend hooks. */
+/** True once the response's first write() ran the onSend hooks (for HEAD: a GET would send the body in pieces, chunked). */
 export const kHooked: unique symbol = Symbol('velox.hooked');
 /** The response's beforeHead() state and body transform (a Hold), or null: the rare per-response state, kept in one object so that responses without it carry one field. */
 export const kHold: unique symbol = Symbol('velox.hold');

@@ -9,9 +9,10 @@ import { type Application, createApplication } from './app/application.ts';
 import { hideUwsMark } from './app/express.ts';
 import { quickJson } from './app/json.ts';
 import { app5 } from './app/v5/application.ts';
-import { parsers5, Router, serveStatic5 } from './app/v5/libs.ts';
+import { parsers5, Router } from './app/v5/libs.ts';
 import { expressRequest5 } from './app/v5/request.ts';
 import { expressResponse5 } from './app/v5/response.ts';
+import { staticFiles5 } from './app/v5/static.ts';
 
 /** A router of Express 5 (router 2.x). */
 export type Router5 = InstanceType<typeof Router>;
@@ -48,8 +49,8 @@ export interface Express5 {
   raw: typeof parsers5.raw;
   /** Express 5's `express.text([options])`. @example app.use(express.text()) */
   text: typeof parsers5.text;
-  /** Express 5's `express.static(root, [options])` (serve-static 2.x: dotfiles ignored by default). @example app.use('/static', express.static('public')) */
-  static: typeof serveStatic5;
+  /** Express 5's `express.static(root, [options])` (serve-static 2.x: dotfiles ignored by default; plain requests for a small file already read answered from memory). @example app.use('/static', express.static('public')) */
+  static: typeof staticFiles5;
   /** Express 5's Router (router 2.x), called or with `new`. @example const api = express.Router({ mergeParams: true }) */
   Router: typeof Router;
   /** The Route class of router 2.x. */
@@ -86,7 +87,7 @@ express5.json = (options) => quickJson(parsers5.json, false, options);
 express5.urlencoded = parsers5.urlencoded;
 express5.raw = parsers5.raw;
 express5.text = parsers5.text;
-express5.static = serveStatic5;
+express5.static = staticFiles5;
 express5.Router = Router;
 express5.Route = Router.Route;
 express5.application = app5;

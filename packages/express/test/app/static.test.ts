@@ -117,6 +117,25 @@ describe('express.static (memory for plain requests)', () => {
     expect(staticMemory().hits).toBe(hits);
   });
 
+  it('hands options send refuses to serve-static on every request, even for a file in memory: its error reaches the error handlers, as on express@4', async () => {
+    const dir = await site();
+    const pair = await both((ex: AnyExpress) => {
+      const app = ex();
+      app.use('/good', ex.static(dir));
+      app.use('/dot', ex.static(dir, { dotfiles: 'sometimes' }));
+      app.use('/index', ex.static(dir, { index: [1] }));
+      app.use((err: any, _req: any, res: any, _next: any) => res.status(500).send(`${err.name}: ${err.message}`));
+      return app;
+    });
+    const before = staticMemory();
+    await pair.same('/good/app.js');
+    await heldMore(before.files, 1);
+    for (let i = 0; i < 2; i++) {
+      for (const path of ['/dot/app.js', '/index/app.js']) expect((await pair.same(path)).status, path).toBe(500);
+    }
+    expect(staticMemory().hits).toBe(before.hits);
+  });
+
   it('sends a throwing setHeaders to the error handlers instead of crashing', async () => {
     const dir = await site();
     let throwNow = false;
