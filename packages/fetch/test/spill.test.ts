@@ -4,36 +4,12 @@
  * (packages/core/test/faults/body-spill.test.ts); here, that this package's stream reads through it.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
 import { bodySpillStats } from '@velox/core';
-import { parseResponses } from '@velox/test-utils';
+import { digest, postAfterWarm } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { served } from './helpers.ts';
 
 const MB = 1024 * 1024;
-
-/** POSTs `body` as fast as the socket takes it (after `warm` bytes to /warm on the same connection); resolves with the second answer's body. */
-function post(port: number, body: Buffer, warm: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    let sent = false;
-    socket.on('connect', () => socket.write(Buffer.concat([Buffer.from(`POST /warm HTTP/1.1\r\nHost: x\r\nContent-Length: ${warm.length}\r\n\r\n`), warm])));
-    socket.on('data', (d) => {
-      text += d.toString('latin1');
-      const answers = parseResponses(text);
-      if (answers.length === 1 && !sent) {
-        sent = true;
-        socket.write(Buffer.concat([Buffer.from(`POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
-      }
-      if (answers.length === 2) {
-        socket.destroy();
-        resolve(answers[1]!.body);
-      }
-    });
-    socket.on('error', reject);
-  });
-}
 
 describe('request.body of a body spilled to disk', () => {
   it('hands a slow reader every byte in order, what waited in the file included', { timeout: 30_000 }, async () => {
@@ -59,8 +35,9 @@ describe('request.body of a body spilled to disk', () => {
     );
     const before = bodySpillStats().bytes;
     const body = randomBytes(32 * MB);
-    const answer = JSON.parse(await post(port, body, randomBytes(32 * MB)));
-    expect(answer).toEqual({ size: body.length, hash: createHash('sha256').update(body).digest('hex') });
+    const answer = await postAfterWarm(port, '/slow', body, { warm: 32 * MB });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual(digest(body));
     expect(bodySpillStats().bytes).toBeGreaterThan(before);
   });
 });

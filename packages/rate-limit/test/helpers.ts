@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
 import { Server, type ServerOptions } from '@velox/core';
-import { RedisConnection } from '@velox/redis';
-import { closeAfter, later, listen, REDIS_URL, redisPrefix } from '@velox/test-utils';
+import { closeAfter, dropKeys, later, listen, REDIS_URL, redisPrefix } from '@velox/test-utils';
 import { afterAll } from 'vitest';
 import { MemoryStore, type RateLimitStore, RedisStore } from '../src/index.ts';
 
@@ -9,17 +8,7 @@ import { MemoryStore, type RateLimitStore, RedisStore } from '../src/index.ts';
 export const runPrefix = redisPrefix('velox-rate-limit-test');
 
 // Leave nothing behind in the shared Redis: every key this run made starts with runPrefix.
-afterAll(async () => {
-  const redis = new RedisConnection({ url: REDIS_URL, logger: false });
-  await redis.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.command<[string, string[]]>('SCAN', cursor, 'MATCH', `${runPrefix}*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.command('DEL', ...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.close();
-});
+afterAll(() => dropKeys(runPrefix));
 
 /** A quiet server (or one with the given logger), closed after the test. */
 export function server(options: ServerOptions = {}): Server {

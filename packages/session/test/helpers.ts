@@ -1,6 +1,5 @@
 import { Server, type ServerOptions } from '@velox/core';
-import { RedisConnection } from '@velox/redis';
-import { closeAfter, listen, REDIS_URL, redisPrefix } from '@velox/test-utils';
+import { closeAfter, dropKeys, listen, REDIS_URL, redisPrefix } from '@velox/test-utils';
 import { afterAll } from 'vitest';
 import { MemoryStore, RedisStore, type SessionOptions, type SessionStore, session } from '../src/index.ts';
 
@@ -10,17 +9,7 @@ export const OLD_SECRET = 'the-retired-secret-also-long-enough-9876543210';
 export const runPrefix = redisPrefix('velox-session-test');
 
 // Leave nothing behind in the shared Redis: every key this run made starts with runPrefix.
-afterAll(async () => {
-  const redis = new RedisConnection({ url: REDIS_URL, logger: false });
-  await redis.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.command<[string, string[]]>('SCAN', cursor, 'MATCH', `${runPrefix}*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.command('DEL', ...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.close();
-});
+afterAll(() => dropKeys(runPrefix));
 
 /** A quiet server, closed after the test. */
 export function server(options: ServerOptions = {}): Server {

@@ -6,7 +6,9 @@
  * The server mostly runs in a process of its own (test/fixtures/spill-server.ts): its RSS is
  * measured from here, in /proc, while it takes the upload, and its descriptors are read in
  * /proc/<pid>/fd. The client is this process, writing as fast as its socket takes the bytes. The
- * readers' test (bodyBufferSize 0) and the options' run a server in this process.
+ * readers' test (bodyBufferSize 0) and the options' run a server in this process. The upload
+ * client, the RSS sampling and the warmed-up POST come from @velox/test-utils (src/spill.ts),
+ * which the fetch and express spill tests use too.
  *
  * uWS reads past a pause only when a read fills its 512 KB buffer, which a new connection's
  * small receive buffer cannot: the tests that need it either upload long enough for the kernel
@@ -17,11 +19,26 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, readlinkSync, statfsSync, statSync } from 'node:fs';
+import { readdirSync, readlinkSync, statfsSync, statSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { alive, eventually, get, parseResponses, type RawResponse, runServer, sleep, spawnProcess, start, tempDir, until } from '@velox/test-utils';
+import {
+  alive,
+  eventually,
+  get,
+  postAfterWarm,
+  type RawResponse,
+  rss,
+  runServer,
+  sampleRss,
+  sleep,
+  spawnProcess,
+  start,
+  tempDir,
+  until,
+  upload,
+  uploadDigest,
+} from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
 import { bodySpillStats, Server } from '../../src/index.ts';
 import { server } from '../helpers.ts';
@@ -31,123 +48,6 @@ const FIXTURE = new URL('../fixtures/spill-server.ts', import.meta.url);
 const CORE = new URL('../..', import.meta.url).pathname;
 /** The large uploads' size: 512 MiB unless VELOX_SPILL_TEST_MB says otherwise. */
 const LARGE = Number(process.env.VELOX_SPILL_TEST_MB ?? 512) * MB;
-
-/** 13 blocks of 1 MiB, sent in turn: a chunk lost, doubled or out of place changes the hash. */
-const BLOCKS = Array.from({ length: 13 }, () => randomBytes(MB));
-const block = (i: number, size: number) => BLOCKS[i % 13]!.subarray(0, Math.min(MB, size - i * MB));
-
-const hashes = new Map<number, string>();
-/** The SHA-256 of the first `size` bytes of the block sequence. */
-function expectedHash(size: number): string {
-  let hash = hashes.get(size);
-  if (hash === undefined) {
-    const h = createHash('sha256');
-    for (let i = 0; i * MB < size; i++) h.update(block(i, size));
-    hashes.set(size, (hash = h.digest('hex')));
-  }
-  return hash;
-}
-
-interface Upload {
-  socket: Socket;
-  /** Bytes of body written so far. */
-  sent: () => number;
-  /** The first answer, once whole; undefined when the connection ended without one. */
-  answer: Promise<RawResponse | undefined>;
-}
-
-/**
- * POSTs `size` bytes of the block sequence to `path`, as fast as the socket takes them, with a
- * Content-Length or chunked (one chunk per block). `holdLast`: the last that many bytes wait until
- * the test calls `socket.emit('go')`. `warm`: first, on the same connection, that many bytes to
- * `/warm` (a reader that keeps up, then keeps the server busy for 150 ms), so that the kernel has
- * grown the connection's receive buffer and holds megabytes of the body when uWS first reads it
- * (else a pause may hold: uWS reads past it only while its reads fill its 512 KB buffer).
- */
-function upload(port: number, path: string, size: number, { chunked = false, holdLast = 0, warm = 0 } = {}): Upload {
-  const socket = connect(port, '127.0.0.1');
-  let sent = 0;
-  // 'go' may come before the writing reaches the held bytes (while the socket is full): remembered.
-  let go = false;
-  socket.once('go', () => (go = true));
-  const frame = (bytes: Buffer) => (chunked ? Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]) : bytes);
-  const send = (to: string, total: number, hold: number, count: boolean) => {
-    let i = 0;
-    let held = false;
-    const pump = () => {
-      while (i * MB < total) {
-        let bytes = block(i, total);
-        const at = i * MB;
-        if (hold > 0 && !held && at + bytes.length > total - hold) {
-          held = true;
-          bytes = bytes.subarray(0, total - hold - at);
-          socket.write(frame(bytes));
-          if (count) sent += bytes.length;
-          const release = () => {
-            const rest = block(i, total).subarray(bytes.length);
-            i++;
-            socket.write(frame(rest));
-            if (count) sent += rest.length;
-            pump();
-          };
-          if (go) release();
-          else socket.once('go', release);
-          return;
-        }
-        i++;
-        if (count) sent += bytes.length;
-        if (!socket.write(frame(bytes))) return void socket.once('drain', pump);
-      }
-      if (chunked) socket.write('0\r\n\r\n');
-    };
-    socket.write(`POST ${to} HTTP/1.1\r\nHost: x\r\n${chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${total}`}\r\n\r\n`);
-    pump();
-  };
-  const wanted = warm > 0 ? 2 : 1;
-  socket.on('connect', () => (warm > 0 ? send('/warm', warm, 0, false) : send(path, size, holdLast, true)));
-  const answer = new Promise<RawResponse | undefined>((resolve) => {
-    let text = '';
-    let main = warm === 0;
-    socket.on('data', (d) => {
-      text += d.toString('latin1');
-      const responses = parseResponses(text);
-      if (!main && responses.length === 1) {
-        main = true;
-        send(path, size, holdLast, true);
-      }
-      if (responses.length >= wanted) {
-        resolve(responses[wanted - 1]);
-        socket.destroy();
-      }
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => resolve(parseResponses(text)[wanted - 1]));
-  });
-  return { socket, sent: () => sent, answer };
-}
-
-/** The server process's resident memory, in bytes. */
-function rss(pid: number): number {
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-}
-
-/** Samples the process's RSS every 20 ms; `stop()` resolves with the peak seen. */
-function sampleRss(pid: number): { stop: () => number } {
-  let peak = rss(pid);
-  const timer = setInterval(() => {
-    try {
-      peak = Math.max(peak, rss(pid));
-    } catch {
-      // the process ended
-    }
-  }, 20);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return peak;
-    },
-  };
-}
 
 /** What the process's descriptors that are spill files point at (`<dir>/velox-body-… (deleted)`). */
 function spillDescriptors(pid: number): Array<{ fd: string; target: string }> {
@@ -212,7 +112,7 @@ describe('request bodies past bodyBufferSize, with a slow consumer and a fast cl
     const app = await spillServer();
     const { answer, growth } = await slowUpload(app, LARGE, false);
     expect(answer?.status).toBe(200);
-    expect(JSON.parse(answer!.body)).toEqual({ size: LARGE, hash: expectedHash(LARGE) });
+    expect(JSON.parse(answer!.body)).toEqual(uploadDigest(LARGE));
     expect(growth).toBeLessThan(64 * MB);
     const { files, bytes, published } = await stats(app.url);
     // It did spill (else this would test nothing), and the channels told each byte.
@@ -228,7 +128,7 @@ describe('request bodies past bodyBufferSize, with a slow consumer and a fast cl
     const app = await spillServer();
     const { answer, growth } = await slowUpload(app, LARGE, true);
     expect(answer?.status).toBe(200);
-    expect(JSON.parse(answer!.body)).toEqual({ size: LARGE, hash: expectedHash(LARGE) });
+    expect(JSON.parse(answer!.body)).toEqual(uploadDigest(LARGE));
     expect(growth).toBeLessThan(64 * MB);
     expect((await stats(app.url)).bytes).toBeGreaterThan(0);
     await clean(app);
@@ -242,7 +142,7 @@ describe('request bodies past bodyBufferSize, with a slow consumer and a fast cl
     const growth = sampler.stop() - base;
     for (const answer of answers) {
       expect(answer?.status).toBe(200);
-      expect(JSON.parse(answer!.body)).toEqual({ size: LARGE, hash: expectedHash(LARGE) });
+      expect(JSON.parse(answer!.body)).toEqual(uploadDigest(LARGE));
     }
     expect(growth).toBeLessThan(96 * MB);
     await clean(app);
@@ -264,7 +164,7 @@ describe('request bodies past bodyBufferSize, with a slow consumer and a fast cl
       // No reader for 0.8 s: 64 KiB queued, then uWS is paused and what it reads on goes to disk.
       const answer = await upload(app.port, path, size, { chunked: true, warm: 32 * MB }).answer;
       expect(answer?.status).toBe(200);
-      expect(JSON.parse(answer!.body)).toEqual({ size, hash: expectedHash(size) });
+      expect(JSON.parse(answer!.body)).toEqual(uploadDigest(size));
       expect((await stats(app.url)).bytes).toBeGreaterThan(before);
     }
     await clean(app);
@@ -282,7 +182,7 @@ describe('request bodies past bodyBufferSize, with a slow consumer and a fast cl
     sending.socket.emit('go');
     const answer = await sending.answer;
     expect(answer?.status).toBe(200);
-    expect(JSON.parse(answer!.body)).toEqual({ size, hash: expectedHash(size) });
+    expect(JSON.parse(answer!.body)).toEqual(uploadDigest(size));
     await clean(app);
   });
 });
@@ -297,7 +197,7 @@ describe('how a spilled body ends', () => {
     await clean(app);
     // The next upload is served whole.
     const answer = await upload(app.port, '/slow', 16 * MB).answer;
-    expect(JSON.parse(answer!.body)).toEqual({ size: 16 * MB, hash: expectedHash(16 * MB) });
+    expect(JSON.parse(answer!.body)).toEqual(uploadDigest(16 * MB));
   });
 
   it('ends a stream at its limit counting the bytes that wait unread on disk: 413, the file freed', { timeout: 30_000 }, async () => {
@@ -363,37 +263,10 @@ describe('how a spilled body ends', () => {
     expect(statfsSync(seen).bfree).toBe(statfsSync(seen).blocks);
     // And a body whose file fits is still taken through it (1 MiB in memory, at most 2 on disk).
     const next = await upload(port, '/slow', 3 * MB, { warm: 32 * MB }).answer;
-    expect(JSON.parse(next!.body)).toEqual({ size: 3 * MB, hash: expectedHash(3 * MB) });
+    expect(JSON.parse(next!.body)).toEqual(uploadDigest(3 * MB));
     expect(readdirSync(seen)).toEqual([]);
   });
 });
-
-/**
- * POSTs `body` to `path` on a connection warmed by 32 MiB to `/warm` first (so that uWS reads
- * past its pauses: see `upload()`), in this process; resolves with the second answer.
- */
-function postWarm(port: number, path: string, body: Buffer, type = 'application/octet-stream'): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const warm = randomBytes(32 * MB);
-    let text = '';
-    let sent = false;
-    socket.on('connect', () => socket.write(Buffer.concat([Buffer.from(`POST /warm HTTP/1.1\r\nHost: x\r\nContent-Length: ${warm.length}\r\n\r\n`), warm])));
-    socket.on('data', (d) => {
-      text += d.toString('latin1');
-      const answers = parseResponses(text);
-      if (answers.length === 1 && !sent) {
-        sent = true;
-        socket.write(Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
-      }
-      if (answers.length === 2) {
-        socket.destroy();
-        resolve(answers[1]!);
-      }
-    });
-    socket.on('error', reject);
-  });
-}
 
 describe('every reader of a spilled body (bodyBufferSize: 0, in this process)', () => {
   it('for await, text() and json() get every byte in order, what waited in the file included', { timeout: 30_000 }, async () => {
@@ -433,7 +306,7 @@ describe('every reader of a spilled body (bodyBufferSize: 0, in this process)', 
     ];
     for (const [path, body, type, expected] of cases) {
       const before = bodySpillStats().bytes;
-      const answer = await postWarm(port, path, body, type);
+      const answer = await postAfterWarm(port, path, body, { type });
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body)).toEqual(expected);
       expect(bodySpillStats().bytes, path).toBeGreaterThan(before);
