@@ -42,9 +42,13 @@ export function indexOfHeader(list: HeaderList, name: string): number {
  */
 export const JSON_ONLY: HeaderList = ['content-type', 'application/json; charset=utf-8'];
 
-/** Headers uWS writes itself, from what it is given to send. */
+/**
+ * Headers uWS writes itself: the length or the chunking from what it is given to send, and Date
+ * on every answer (uWS has no switch for it). One the app set is never written: the answer would
+ * carry two lines.
+ */
 function writtenByUws(name: HeaderValue): boolean {
-  return name === 'content-length' || name === 'transfer-encoding';
+  return name === 'content-length' || name === 'transfer-encoding' || name === 'date';
 }
 
 /**

@@ -10,7 +10,7 @@ import { checkName, checkValue, type HeaderList, type HeaderValue, statusLine } 
 /**
  * A status and headers, checked and encoded once, for {@link Response.sendPrepared}. Names are
  * stored lower-case; Content-Length and Transfer-Encoding are refused (uWS writes them from
- * the body).
+ * the body), and so is Date (uWS writes it on every answer).
  *
  * @example
  * ```ts
@@ -36,6 +36,7 @@ export class PreparedHead {
       if (key === 'content-length' || key === 'transfer-encoding') {
         throw invalidOption(`A PreparedHead cannot hold ${key}: uWS writes it from the body`);
       }
+      if (key === 'date') throw invalidOption('A PreparedHead cannot hold date: uWS writes Date on every answer');
       const raw = headers[name]!;
       const value = Array.isArray(raw) ? (Object.freeze(raw.map((v) => checkValue(name, v))) as string[]) : checkValue(name, raw);
       list.push(key, value);

@@ -222,12 +222,15 @@ export class Request<Params = Record<string, string>, Q = Query> {
     return (this.#rawHeaders = copyHeaderList(this.#live()));
   }
 
-  /** One header from the copied list, without building the record (the first occurrence). */
-  #rawHeader(name: string): string | undefined {
-    if (this.#headers) return this.#headers[name];
+  /**
+   * The first line of one header from the copied list, `''` when absent. The list is there
+   * whenever the record is (`headers` is built from it), and stays as received: the record joins
+   * repeated lines, and a middleware may have changed it.
+   */
+  #firstLine(name: string): string {
     const raw = this.#rawHeaders ?? this.#copyHeaders();
-    for (let i = 0; i < raw.length; i += 2) if (raw[i] === name) return raw[i + 1];
-    return undefined;
+    for (let i = 0; i < raw.length; i += 2) if (raw[i] === name) return raw[i + 1]!;
+    return '';
   }
 
   /**
@@ -253,7 +256,9 @@ export class Request<Params = Record<string, string>, Q = Query> {
   /**
    * The first line of a header by its lower-case name, `''` when absent: the cheapest read, for
    * hot paths that treat an empty header as an absent one (conditional and range headers, say).
-   * Nothing is copied or joined while uWS's request is live.
+   * Always the first line as received, whether or not `req.headers` was built (which joins
+   * repeated lines). Nothing is copied or joined while uWS's request is live; after that, the
+   * copy of the header lines is searched.
    * @example
    * ```ts
    * if (req.firstHeader('if-none-match') === etag) return res.sendStatus(304);
@@ -261,8 +266,9 @@ export class Request<Params = Record<string, string>, Q = Query> {
    */
   firstHeader(name: string): string {
     const ureq = this.#ureq;
-    if (ureq !== null && this.#headers === undefined) return ureq.getHeader(nameBytes(name));
-    return this.#rawHeader(name) ?? '';
+    // uWS's getHeader answers the first line, as received, built record or not.
+    if (ureq !== null) return ureq.getHeader(nameBytes(name));
+    return this.#firstLine(name);
   }
 
   /** Alias of {@link Request.get}, as in Express. */

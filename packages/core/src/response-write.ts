@@ -627,6 +627,7 @@ export function completeUpgrade(res: Response, data: unknown, key: string, proto
     if (list !== null) {
       ures.writeStatus('101 Switching Protocols');
       for (let i = 0; i < list.length; i += 2) {
+        if (list[i] === 'date') continue; // uWS dates the 101 itself
         const value = list[i + 1]!;
         for (const v of typeof value === 'string' ? [value] : value) ures.writeHeader(list[i] as string, v);
       }

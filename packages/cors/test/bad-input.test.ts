@@ -147,7 +147,7 @@ describe('two Origin headers (exact bytes)', () => {
     expect((await rawCall(url, twoLines(EVIL, APP))).headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('are refused once a middleware before built req.headers, where core joins them into one value', async () => {
+  it('are judged by the first line once a middleware before built req.headers, where core joins them into one value', async () => {
     const app = server();
     let joined: string | undefined;
     app.use((req, res, next) => {
@@ -159,8 +159,11 @@ describe('two Origin headers (exact bytes)', () => {
     const url = await listen(app);
     const r = await rawCall(url, twoLines(APP, EVIL));
     expect(joined).toBe(`${APP}, ${EVIL}`);
-    expect(r.headers['access-control-allow-origin']).toBeUndefined();
+    expect(r.headers['access-control-allow-origin']).toBe(APP);
     expect(r.headers.vary).toBe('Origin');
+    // An allowed second line never helps a refused first one.
+    const refused = await rawCall(url, twoLines('https://other.invalid', APP));
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('joined into one line by a proxy never match, even when both are allowed', async () => {

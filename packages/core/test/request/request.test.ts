@@ -124,6 +124,64 @@ describe('Request', () => {
     expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ accept: 'a, b', cookie: 'x=1; y=2' });
   });
 
+  describe('firstHeader', () => {
+    const names = ['x-dup', 'cookie', 'set-cookie', 'x-absent'] as const;
+    const REQUEST =
+      'GET /h HTTP/1.1\r\nHost: x\r\nX-Dup: a\r\nCookie: x=1\r\nSet-Cookie: c=3\r\nX-Dup: b\r\nCookie: y=2\r\nSet-Cookie: d=4\r\n\r\n';
+    const FIRST = ['a', 'x=1', 'c=3', ''];
+    // As core joins them: Cookie with '; ', every other name (Set-Cookie too, on a request) with ', '.
+    const JOINED = { 'x-dup': 'a, b', cookie: 'x=1; y=2', 'set-cookie': 'c=3, d=4' };
+
+    /** The JSON body of the one answer to REQUEST, sent as raw bytes (two lines of each header). */
+    async function answer(port: number): Promise<unknown> {
+      const [res] = parseResponses((await raw(port, REQUEST, { firstMs: 5000 })).text);
+      expect(res?.status).toBe(200);
+      return JSON.parse(res!.body);
+    }
+
+    it.each([
+      ['while uWS has the request', false],
+      ['after the handler went async', true],
+    ])('gives the first line before and after req.headers is built, %s', async (_when, later) => {
+      const app = server();
+      app.get('/h', async (req, res) => {
+        if (later) await sleep(5);
+        const before = names.map((n) => req.firstHeader(n));
+        const { 'x-dup': dup, cookie, 'set-cookie': setCookie } = req.headers;
+        const after = names.map((n) => req.firstHeader(n));
+        res.json({ before, joined: { 'x-dup': dup, cookie, 'set-cookie': setCookie }, after });
+      });
+      const { port } = await start(app);
+      expect(await answer(port)).toEqual({ before: FIRST, joined: JOINED, after: FIRST });
+    });
+
+    it('gives the first line after the handler went async with req.headers built before', async () => {
+      const app = server();
+      app.get('/h', async (req, res) => {
+        const { 'x-dup': dup, cookie, 'set-cookie': setCookie } = req.headers;
+        await sleep(5);
+        res.json({ joined: { 'x-dup': dup, cookie, 'set-cookie': setCookie }, after: names.map((n) => req.firstHeader(n)) });
+      });
+      const { port } = await start(app);
+      expect(await answer(port)).toEqual({ joined: JOINED, after: FIRST });
+    });
+
+    it('gives the line as received when a middleware changed req.headers', async () => {
+      const app = server();
+      app.use((req, _res, next) => {
+        req.headers['x-dup'] = 'rewritten';
+        next();
+      });
+      app.get('/h', async (req, res) => {
+        const sync = req.firstHeader('x-dup');
+        await sleep(5);
+        res.json({ sync, later: req.firstHeader('x-dup'), record: req.headers['x-dup'] });
+      });
+      const { port } = await start(app);
+      expect(await answer(port)).toEqual({ sync: 'a', later: 'a', record: 'rewritten' });
+    });
+  });
+
   it('keeps every header, joined the same way, after the handler went async', async () => {
     const app = server();
     app.post('/', async (req, res) => {

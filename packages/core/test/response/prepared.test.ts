@@ -22,10 +22,13 @@ describe('PreparedHead', () => {
     expect(Object.isFrozen(head.headers)).toBe(true);
   });
 
-  it('refuses header values with CR or LF, bad names, Content-Length and bad status codes', () => {
+  it('refuses header values with CR or LF, bad names, Content-Length, Transfer-Encoding, Date and bad status codes', () => {
     expect(codeOf(() => new PreparedHead(200, { 'x-a': 'v\r\nset-cookie: evil=1' }))).toBe(ErrorCodes.INVALID_HEADER);
     expect(codeOf(() => new PreparedHead(200, { 'bad name': 'v' }))).toBe(ErrorCodes.INVALID_HEADER);
     expect(codeOf(() => new PreparedHead(200, { 'content-length': '3' }))).toBe(ErrorCodes.INVALID_OPTION);
+    expect(codeOf(() => new PreparedHead(200, { 'Transfer-Encoding': 'chunked' }))).toBe(ErrorCodes.INVALID_OPTION);
+    // uWS writes its own Date on every answer: a second line would follow it.
+    expect(codeOf(() => new PreparedHead(200, { Date: 'Thu, 01 Jan 1970 00:00:00 GMT' }))).toBe(ErrorCodes.INVALID_OPTION);
     expect(codeOf(() => new PreparedHead(42))).toBe(ErrorCodes.INVALID_OPTION);
   });
 });

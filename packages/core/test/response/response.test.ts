@@ -2,6 +2,7 @@ import * as net from 'node:net';
 import { Readable } from 'node:stream';
 import { parseResponses, rawConnection, sleep, start, until } from '@velox/test-utils';
 import { describe, expect, it } from 'vitest';
+import { PreparedHead } from '../../src/index.ts';
 import { server } from '../helpers.ts';
 
 /**
@@ -435,5 +436,97 @@ describe('Response', () => {
     client.socket.destroy();
     await until(() => state !== undefined, 'the handler to go on');
     expect(state).toEqual({ aborted: true, reqAborted: true, wrote: false });
+  });
+});
+
+describe('Response: the Date header', () => {
+  const OLD = 'Thu, 01 Jan 1970 00:00:00 GMT';
+
+  /** The Date lines of every head in a raw stream of answers, one list per answer. */
+  function dateLines(text: string): string[][] {
+    return [...text.matchAll(/HTTP\/1\.1 \d{3}[^\r]*\r\n([\s\S]*?)\r\n\r\n/g)].map((m) =>
+      m[1]!.split('\r\n').filter((line) => /^date:/i.test(line)),
+    );
+  }
+
+  /** True for uWS's own Date: an IMF-fixdate within a minute of now. */
+  function current(line: string): boolean {
+    const value = line.slice(line.indexOf(':') + 1).trim();
+    return /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value) && Math.abs(Date.parse(value) - Date.now()) < 60_000;
+  }
+
+  it('writes one Date line, uWS\'s, when the app set one, on every road a head takes', async () => {
+    const app = server();
+    const seen: string[] = [];
+    const fixed = { 'x-a': '1', 'x-b': '2', 'x-c': '3', 'x-d': '4' };
+    app.get('/whole', (req, res) => {
+      res.set('Date', `${OLD}`).set('x-n', String(req.query.n));
+      seen.push(res.get('date') as string);
+      res.send('x');
+    });
+    // Fixed headers, then a Date and a count that change: the route's kept head is reused up to where they differ.
+    app.get('/shared', (req, res) => res.set(fixed).set('date', req.query.d as string).set('x-n', String(req.query.n)).send('y'));
+    app.get('/pieces', (_req, res) => {
+      res.set('date', OLD);
+      res.write('a');
+      res.end('b');
+    });
+    app.get('/not-modified', (_req, res) => res.set('date', OLD).status(304).end());
+    const head = new PreparedHead(200, { 'content-type': 'text/plain' });
+    app.get('/prepared', (_req, res) => res.set('date', OLD).sendPrepared(head, 'p'));
+    const { port } = await start(app);
+    const requests = [
+      'GET /whole?n=1',
+      'GET /whole?n=2',
+      'HEAD /whole?n=3',
+      `GET /shared?n=1&d=${encodeURIComponent(OLD)}`,
+      `GET /shared?n=2&d=${encodeURIComponent('Fri, 02 Jan 1970 00:00:00 GMT')}`,
+      'GET /pieces',
+      'GET /not-modified',
+      'GET /prepared',
+    ];
+    // A HEAD answer's Content-Length counts no body, so the stream is read up to the last answer's body.
+    const client = await rawConnection(port);
+    let text: string;
+    try {
+      await client.write(requests.map((r) => `${r} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+      text = await client.until((t) => dateLines(t).length === requests.length && t.endsWith('\r\n\r\np'), 'every answer');
+    } finally {
+      client.socket.destroy();
+    }
+    const lines = dateLines(text);
+    expect(lines).toHaveLength(requests.length);
+    for (const [i, dates] of lines.entries()) {
+      expect(dates, requests[i]).toHaveLength(1);
+      expect(current(dates[0]!), `${requests[i]}: ${dates[0]}`).toBe(true);
+    }
+    // The app still reads what it set.
+    expect(seen).toEqual([OLD, OLD, OLD]);
+  });
+
+  it('writes one Date line on a 101 whose upgrade() set one', async () => {
+    const app = server();
+    app.ws('/ws', {
+      upgrade: (_req, res) => {
+        res.set('date', OLD).set('x-up', 'yes');
+        return {};
+      },
+      message: () => {},
+    });
+    const { port } = await start(app);
+    const client = await rawConnection(port);
+    try {
+      await client.write(
+        'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      );
+      const text = await client.until((t) => t.includes('\r\n\r\n'), 'the 101');
+      expect(text).toMatch(/^HTTP\/1\.1 101 /);
+      expect(text).toContain('\r\nx-up: yes\r\n');
+      const [dates] = dateLines(text);
+      expect(dates).toHaveLength(1);
+      expect(current(dates![0]!)).toBe(true);
+    } finally {
+      client.socket.destroy();
+    }
   });
 });
