@@ -123,6 +123,11 @@ export const ErrorCodes = {
   /** Start-up: the server could not listen on the port or socket path. */
   LISTEN_FAILED: 'VELOX_ERR_LISTEN_FAILED',
   /**
+   * Rejects: `inject()` on a server that was closed (`close()` was called, and `listen()` not
+   * since). Never an HTTP answer.
+   */
+  SERVER_CLOSED: 'VELOX_ERR_SERVER_CLOSED',
+  /**
    * 500: a member another package's plugin provides was used on a server without that plugin
    * (a placeholder, see `definePlaceholder`): the message names the plugin and the line that
    * registers it, such as `await app.register(nodeCompat)` from `@velox/express` for `req.pipe()`, or

@@ -23,6 +23,7 @@ export type { RequestStartMessage, RouteMatchMessage, RequestErrorMessage, Respo
 export type { BodySpillMessage } from './diagnostics.ts';
 export type { BodyStreamOptions } from './request-body.ts';
 export type { TlsOptions, CloseOptions, ListenInfo, ListenOptions, ListenCallback } from './listen.ts';
+export type { InjectInit } from './inject.ts';
 export type { CloseOnSignalsOptions, UncaughtPolicy, UncaughtAction, UncaughtOrigin } from './signals.ts';
 export type { WebSocketRoute, WebSocketMessage, PublishOptions } from './ws-routes.ts';
 export type { Query, Headers, JsonOptions } from './types.ts';
@@ -55,3 +56,4 @@ export type {
   HookName,
   Logger,
 } from './types.ts';
+export type { ConstantAnswer } from './route-table.ts';

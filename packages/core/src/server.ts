@@ -1,15 +1,16 @@
 /**
  * The server: what an application and its plugins call (options, routes, middlewares, hooks,
- * decorations, plugins, listen and close). The request lifecycle itself lives in the files it
- * delegates to: dispatch.ts (uWS callback → Request/Response → chain), lifecycle.ts (what a
- * request needs while it runs), error-path.ts, decorate.ts, listen.ts, signals.ts and ws-routes.ts
- * (see docs/architecture.md).
+ * decorations, plugins, listen, inject and close). The request lifecycle itself lives in the
+ * files it delegates to: dispatch.ts (uWS callback → Request/Response → chain), lifecycle.ts
+ * (what a request needs while it runs), error-path.ts, decorate.ts, listen.ts, inject.ts,
+ * signals.ts and ws-routes.ts (see docs/architecture.md).
  */
 import type { TemplatedApp, us_listen_socket } from '@based/uws';
 import type { ChainFn } from './compose.ts';
 import { type Decoration, decorate } from './decorate.ts';
 import { ErrorCodes, invalidOption, VeloxError } from './errors.ts';
 import { baseClasses, buildOnto, ownPrototype, type ServerClasses } from './classes.ts';
+import { type InjectInit, InjectSocket, inject } from './inject.ts';
 import { type HookLists, Lifecycle } from './lifecycle.ts';
 import { bind, type CloseOptions, createTlsApp, drain, type ListenCallback, type ListenInfo, type ListenOptions, type ListenTarget, parseListenArgs } from './listen.ts';
 import { type Config, type MiddlewareWrapper, parseOptions, type ServerConfig, type ServerOptions, type UseExtension } from './options.ts';
@@ -17,7 +18,7 @@ import type { Request } from './request.ts';
 import type { Response } from './response.ts';
 import { sweepSpillFiles } from './body-spill.ts';
 import { attachRequestLog } from './request-log.ts';
-import { RouteTable } from './route-table.ts';
+import { type ConstantAnswer, RouteTable } from './route-table.ts';
 import { isMetadataOnly, normalizePrefix, prefixMatcher } from './routing.ts';
 import { type CloseOnSignalsOptions, installSignals } from './signals.ts';
 import { kClasses, kConfig, kHooks } from './symbols.ts';
@@ -61,6 +62,12 @@ export class Server {
   #publicConfig: ServerConfig | undefined;
   #pending: Promise<void> | undefined;
   #listenSocket: us_listen_socket | undefined;
+  /** The hidden listen socket of inject() (inject.ts), made at the first inject. */
+  #injector: InjectSocket | undefined;
+  /** True from close() until the next listen(): inject() then refuses. */
+  #closed = false;
+  /** The sweep of body files crashed processes left (body-spill.ts), run once. */
+  #swept: Promise<unknown> | undefined;
   #uninstallSignals: (() => void) | undefined;
 
   constructor(options: ServerOptions = {}) {
@@ -87,7 +94,7 @@ export class Server {
     return this.#app;
   }
 
-  /** True between a successful `listen()` and `close()`. */
+  /** True between a successful `listen()` and `close()` (the socket of `inject()` does not count). */
   get listening(): boolean {
     return this.#listenSocket !== undefined;
   }
@@ -145,7 +152,7 @@ export class Server {
    */
   use(...args: Array<string | Middleware<any, any> | Mountable>): this;
   use(...args: unknown[]): this {
-    if (this.#table.mounted) throw invalidOption('use() must come before listen(): middleware chains are computed once, at listen');
+    if (this.#table.mounted) throw invalidOption('use() must come before listen() and the first inject(): middleware chains are computed once, then');
     let prefix = '';
     if (typeof args[0] === 'string') prefix = normalizePrefix(args.shift() as string);
     if (args.length === 0) throw invalidOption('use() needs at least one middleware or router');
@@ -244,7 +251,7 @@ export class Server {
    */
   wrapMiddleware(wrap: MiddlewareWrapper): this {
     if (typeof wrap !== 'function') throw invalidOption('wrapMiddleware() takes a function (middleware) => middleware');
-    if (this.#table.mounted) throw invalidOption('wrapMiddleware() must come before listen(): middleware chains are computed once, at listen');
+    if (this.#table.mounted) throw invalidOption('wrapMiddleware() must come before listen() and the first inject(): middleware chains are computed once, then');
     this.#table.wrappers.push(wrap);
     return this;
   }
@@ -332,6 +339,27 @@ export class Server {
   }
 
   /**
+   * A GET route whose answer never changes, answered by uWS itself from bytes prepared once
+   * (uWS's declarative responses): status 200, the given headers in order, the body, and the
+   * Date and Content-Length uWS adds; its HEAD gets the same head without the body. No
+   * JavaScript runs for it: no middleware, hook, error handler, request log or diagnostics
+   * channel sees these requests. For health checks and fixed pages. With `strict` off the path
+   * with a trailing slash is answered too. Before or after `listen()`.
+   *
+   * @throws VeloxError `VELOX_ERR_INVALID_OPTION` for a path with a parameter or wildcard, a
+   *   header uWS writes itself (Content-Length, Date, Connection…), a header over 255 bytes or a
+   *   body over 65,535 bytes; `VELOX_ERR_DUPLICATE_ROUTE` when GET or HEAD of the path is taken.
+   * @example
+   * ```ts
+   * app.constantRoute('/health', { headers: [['Content-Type', 'text/plain; charset=utf-8']], body: 'ok' });
+   * ```
+   */
+  constantRoute(path: string, answer: ConstantAnswer): this {
+    this.#table.addConstant(path, answer);
+    return this;
+  }
+
+  /**
    * Adds a WebSocket route. The middlewares run on the upgrade request, as for any HTTP route;
    * one that answers (say 401) refuses the upgrade. `close()` ends the route's open sockets with
    * 1001 (going away). The behavior's `upgrade` sees `req.params` typed from the pattern, and a
@@ -405,7 +433,7 @@ export class Server {
     if (!list) throw invalidOption(`Unknown hook "${String(name)}"; hooks are ${Object.keys(this[kHooks]).join(', ')}`);
     if (typeof hook !== 'function') throw invalidOption(`Hook ${name} must be a function`);
     if (this.#table.mounted && (name === 'onRequest' || name === 'onRoute')) {
-      throw invalidOption(`${name} hooks must be added before listen()`);
+      throw invalidOption(`${name} hooks must be added before listen() and the first inject()`);
     }
     list.push(hook);
     return this;
@@ -586,34 +614,90 @@ export class Server {
 
   async #listen(target: ListenTarget): Promise<ListenInfo> {
     if (this.#listenSocket) throw invalidOption('The server is already listening');
-    await this.ready();
-    if (!this.#table.mounted) this.#table.mount();
-    // Body files a crashed process left behind (body-spill.ts).
-    await sweepSpillFiles(this[kConfig].bodyTempDir);
+    await this.#prepare();
     const { socket, info } = await bind(this.#uwsModule, this.#app, target);
     this.#listenSocket = socket;
     this.#life.closing = false;
+    this.#closed = false;
     for (const hook of this[kHooks].onListen) await hook(this);
     return info;
+  }
+
+  /** What listen() and inject() run before the first request: plugins loaded, routes mounted, old body files swept. */
+  async #prepare(): Promise<void> {
+    await this.ready();
+    if (!this.#table.mounted) this.#table.mount();
+    // Body files a crashed process left behind (body-spill.ts): once, before the first request.
+    await (this.#swept ??= sweepSpillFiles(this[kConfig].bodyTempDir));
+  }
+
+  /**
+   * Answers a request through the whole lifecycle (hooks, middlewares, plugins, the error path,
+   * streaming, `onSend`) without `listen()`, and resolves with a WHATWG `Response`, as `fetch()`
+   * does: for tests, from vitest or node:test, several at once. Takes what `fetch()` takes: a
+   * path (`'/users/42?tab=a'`, resolved against `http://localhost`), a URL or a `Request`, and a
+   * `RequestInit` (every body kind `fetch()` sends; a stream needs `duplex: 'half'`; `signal`
+   * aborts). The request goes over a real loopback connection to a listen socket the server opens
+   * for itself on 127.0.0.1 (TLS for a TLS server), so what answers is uWS itself. `Host` is the
+   * URL's host (`localhost` for a path) unless `headers` give one. Redirects are not followed and
+   * a compressed body is not decoded: the Response is the app's answer as sent. Runs the steps
+   * `listen()` runs first (plugins awaited, routes mounted), but not the `onListen` hooks; after
+   * it, as after `listen()`, `use()` and `onRequest` hooks are refused. Works before, during and
+   * after `listen()`, which does not count the inject socket (`listening`); the socket closes
+   * when no inject waits, so the process can exit without `close()`. After `close()` (until the
+   * next `listen()`) it rejects with `VELOX_ERR_SERVER_CLOSED`; bad input rejects with fetch's
+   * TypeError (a forbidden method, a GET with a body, a bad URL).
+   * @example
+   * ```ts
+   * const res = await app.inject('/users/42?tab=a');
+   * expect(res.status).toBe(200);
+   * expect(await res.json()).toEqual({ id: '42', tab: 'a' });
+   *
+   * const created = await app.inject('/users', {
+   *   method: 'POST',
+   *   headers: { 'content-type': 'application/json' },
+   *   body: JSON.stringify({ name: 'ana' }),
+   * });
+   * const cookie = created.headers.getSetCookie()[0];
+   * ```
+   */
+  inject(input: string | URL | globalThis.Request, init?: InjectInit): Promise<globalThis.Response> {
+    this.#injector ??= new InjectSocket({
+      prepare: () => this.#prepare(),
+      bind: async () => {
+        const { socket, info } = await bind(this.#uwsModule, this.#app, { port: 0, host: '127.0.0.1', reusePort: false });
+        return { socket, port: info.port };
+      },
+      unbind: (socket) => this.#uwsModule.us_listen_socket_close(socket),
+      closed: () => this.#closed,
+      tls: this[kConfig].tls,
+    });
+    return inject(this.#injector, input, init);
   }
 
   /**
    * Stops accepting connections and ends every open WebSocket with 1001 (going away); lets
    * in-flight requests and the promises of WebSocket close handlers finish (up to `timeout` ms),
    * then closes every connection. Responses sent meanwhile carry `Connection: close`. A request
-   * already sent on an open connection when `close()` is called is read and answered too.
+   * already sent on an open connection when `close()` is called is read and answered too. The
+   * socket of {@link Server.inject} closes as well, and `inject()` rejects from now on (until the
+   * next `listen()`) with `VELOX_ERR_SERVER_CLOSED`. A server that never listened nor injected
+   * has nothing to close: its `onClose` hooks do not run.
    * @example
    * ```ts
    * process.on('SIGTERM', () => app.close({ timeout: 5000 }));
    * ```
    */
   async close(options: CloseOptions = {}): Promise<void> {
+    this.#closed = true;
     const socket = this.#listenSocket;
-    if (!socket) return;
+    const injected = this.#injector?.started === true;
+    if (!socket && !injected) return;
     const timeout = options.timeout ?? 10_000;
     this.#life.closing = true;
     this.#listenSocket = undefined;
-    this.#uwsModule.us_listen_socket_close(socket);
+    if (socket) this.#uwsModule.us_listen_socket_close(socket);
+    this.#injector?.close();
     this.#ws.endAll();
     await drain(this.#life, this.#app, () => this.#ws.closing(), timeout);
     for (const hook of this[kHooks].onClose) await hook(this);

@@ -26,8 +26,9 @@ export const ExpressErrorCodes = {
    */
   FIXED_SETTING: 'VELOX_ERR_EXPRESS_FIXED_SETTING',
   /**
-   * Thrown: an `express()` app called with Node's request and response (`http.createServer(app)`);
-   * an app of `@velox/express` answers on a Velox server: use `app.listen(port)`.
+   * @deprecated No longer raised: an `express()` app called with Node's request and response
+   * (`http.createServer(app)`, supertest) now answers them, through the Velox server it runs on.
+   * Kept so that code comparing against it still compiles.
    */
   NODE_SERVER: 'VELOX_ERR_EXPRESS_NODE_SERVER',
 } as const;

@@ -4,15 +4,18 @@
  * `listen`); its router is Express 4's (router.ts). `listen()` starts a Velox `Server` with
  * `nodeCompat`, whose one catch-all route hands each request to the app: the request and
  * response become the app's `express.request`/`express.response` (their prototypes are set, as
- * Express sets them on Node's), and the stack runs in registration order.
+ * Express sets them on Node's), and the stack runs in registration order. Called with Node's
+ * `req` and `res` (`http.createServer(app)`), the app forwards them to such a server
+ * (node-listener.ts).
  */
 import cluster from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { ErrorCodes, Request, Server, type ServerOptions } from '@velox/core';
-import { ExpressErrorCodes, expressError } from '../errors.ts';
 import { nodeCompat } from '../plugin.ts';
+import { constantPaths, mountConstantRoutes } from './constant.ts';
 import { finalHandler } from './final.ts';
+import { answerNodeRequest } from './node-listener.ts';
 import { compileTrust, etagOf, ownEtagFns, parseQueryExtended } from './libs.ts';
 import { adoptServerClasses, adoptServerPrototypes, expressRequest, markDualStack, ownsPrototypes } from './request.ts';
 import { expressResponse, kAppSettings, setPoweredBy } from './response.ts';
@@ -40,6 +43,12 @@ export interface ListeningServer extends EventEmitter {
   address(): { address: string; family: string; port: number } | null;
   /** Stops listening, lets requests in flight finish, then calls `callback`. */
   close(callback?: (err?: Error) => void): this;
+  /**
+   * Listens again once closed, as Node's `server.listen([port][, host][, callback])`; while the
+   * first listen is still binding, waits for it instead (supertest calls this on a server it
+   * finds without an address yet).
+   */
+  listen(...args: unknown[]): this;
 }
 
 /** A middleware, route handler or error middleware, as Express takes them. */
@@ -422,17 +431,12 @@ function serverOptions(application: Application): ServerOptions {
 }
 
 /**
- * Starts a Velox server for the app: `listen([port][, host][, backlog][, callback])` as Node's
- * `server.listen` takes it (the backlog is ignored: uWS sets its own).
+ * The Velox server that answers for the app (what `app.listen()` listens with, and what its Node
+ * listener forwards to): `nodeCompat`, requests and responses built on the app's prototypes, one
+ * catch-all route that hands each request to the app, and Express's final handler for errors.
  */
-export function listen(application: Application, args: unknown[], flags: { errorToCallback?: boolean } = {}): ListeningServer {
-  const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as (err?: unknown) => void) : undefined;
-  const port = args[0] === undefined || args[0] === null ? 0 : typeof args[0] === 'string' && /^\d+$/.test(args[0]) ? Number(args[0]) : (args[0] as number | string);
-  const host = typeof args[1] === 'string' ? args[1] : undefined;
+export function buildServer(application: Application): Server {
   const server = new Server(serverOptions(application));
-  // Node listens on :: when given no host, and shows IPv4 peers as ::ffff:a.b.c.d there.
-  const everyAddress = typeof port === 'number' && (host === undefined || host === '::');
-  if (everyAddress) markDualStack(server);
   void server.register(nodeCompat);
   // The server builds its requests and responses straight onto the app's prototypes (with
   // Express's members and the server's own, nodeCompat's decorations, beneath): one hidden class
@@ -455,14 +459,85 @@ export function listen(application: Application, args: unknown[], flags: { error
     if (!req[kStarted] && (err as { code?: string } | null)?.code === ErrorCodes.BAD_ENCODING) return run(req, res);
     finalHandler(req, res, application.get('env'), undefined)(err);
   });
-  let info: { port: number; host: string } | undefined;
+  return server;
+}
+
+/** The server each app's Node listener forwards to (nodeListener()), built at its first request. */
+const nodeServers = new WeakMap<Application, Server>();
+
+/** @internal The Velox server `app(req, res)` forwards Node's requests to: built once, never listening. */
+export function nodeServerOf(application: Application): Server {
+  let server = nodeServers.get(application);
+  if (server === undefined) nodeServers.set(application, (server = buildServer(application)));
+  return server;
+}
+
+/** One listen of a ListeningServer: what it asked for, and how it went. */
+interface Binding {
+  port: number | string;
+  host: string | undefined;
+  info?: { port: number; host: string };
+  failed: boolean;
+  /** True until the bind succeeded or failed. */
+  pending: boolean;
+}
+
+/**
+ * Starts a Velox server for the app: `listen([port][, host][, backlog][, callback])` as Node's
+ * `server.listen` takes it (the backlog is ignored: uWS sets its own). The object returned can
+ * listen again once closed (`server.listen(…)`, as supertest does with a server it found not yet
+ * listening), on the same Velox server.
+ */
+export function listen(application: Application, args: unknown[], flags: { errorToCallback?: boolean } = {}): ListeningServer {
+  const server = buildServer(application);
+  /** The latest listen: what it asked for, and how it went. */
+  let target: Binding;
   const handle = new EventEmitter() as ListeningServer & { [key: string]: unknown };
   Object.defineProperties(handle, {
     server: { value: server },
     listening: { get: () => server.listening },
   });
-  let failed = false;
+  const start = (given: unknown[]): void => {
+    const callback = typeof given[given.length - 1] === 'function' ? (given.pop() as (err?: unknown) => void) : undefined;
+    const port = given[0] === undefined || given[0] === null ? 0 : typeof given[0] === 'string' && /^\d+$/.test(given[0]) ? Number(given[0]) : (given[0] as number | string);
+    const host = typeof given[1] === 'string' ? given[1] : undefined;
+    // Node listens on :: when given no host, and shows IPv4 peers as ::ffff:a.b.c.d there.
+    markDualStack(server, typeof port === 'number' && (host === undefined || host === '::'));
+    const current: Binding = (target = { port, host, failed: false, pending: true });
+    // Workers of a cluster share their port, as Node's cluster module makes them (uWS: SO_REUSEPORT).
+    const options = cluster.isWorker ? { reusePort: true } : {};
+    server.listen(port as number, host, options).then(
+      (result) => {
+        current.info = result;
+        current.pending = false;
+        handle.emit('listening');
+        callback?.call(handle);
+        // Constant routes (constant.ts): routes added right after listen() are in the stack by now.
+        const options = serverOptions(application);
+        const logs = Boolean(options.logger) && options.logRequests !== false;
+        const constants = logs || typeof port !== 'number' ? [] : constantPaths(application, expressResponse as Record<string, unknown>);
+        if (constants.length > 0) void mountConstantRoutes(server, constants, result.port, host ?? result.host);
+      },
+      (err: unknown) => {
+        current.failed = true;
+        current.pending = false;
+        // Core's error has the reason Node's listen would give as its cause (listen EADDRINUSE…):
+        // that is what an Express app's 'error' handler or uncaughtException sees.
+        const cause = (err as { cause?: { syscall?: string } } | null)?.cause;
+        const nodeError = cause?.syscall === 'listen' ? cause : err;
+        // Express 5 hands the error to listen()'s callback (its 'error' listener, once).
+        if (flags.errorToCallback && callback) {
+          callback.call(handle, nodeError);
+          if (handle.listenerCount('error') > 0) handle.emit('error', nodeError);
+          return;
+        }
+        if (handle.listenerCount('error') > 0) handle.emit('error', nodeError);
+        else throw nodeError;
+      },
+    );
+  };
   handle.address = () => {
+    const { port, host, info, failed } = target;
     if (!info || !server.listening) {
       // Node binds a port given without a host within listen() itself (a host is looked up
       // first), and apps read server.address() right after it; Velox binds a moment later:
@@ -490,31 +565,23 @@ export function listen(application: Application, args: unknown[], flags: { error
     );
     return handle;
   };
-  // Workers of a cluster share their port, as Node's cluster module makes them (uWS: SO_REUSEPORT).
-  const options = cluster.isWorker ? { reusePort: true } : {};
-  const listening = server.listen(port as number, host, options);
-  listening.then(
-    (result) => {
-      info = result;
-      handle.emit('listening');
-      callback?.call(handle);
-    },
-    (err: unknown) => {
-      failed = true;
-      // Core's error has the reason Node's listen would give as its cause (listen EADDRINUSE…):
-      // that is what an Express app's 'error' handler or uncaughtException sees.
-      const cause = (err as { cause?: { syscall?: string } } | null)?.cause;
-      const nodeError = cause?.syscall === 'listen' ? cause : err;
-      // Express 5 hands the error to listen()'s callback (its 'error' listener, once).
-      if (flags.errorToCallback && callback) {
-        callback.call(handle, nodeError);
-        if (handle.listenerCount('error') > 0) handle.emit('error', nodeError);
-        return;
-      }
-      if (handle.listenerCount('error') > 0) handle.emit('error', nodeError);
-      else throw nodeError;
-    },
-  );
+  handle.listen = (...again: unknown[]) => {
+    // Still binding (the app.listen() that made this object, a moment ago): that bind answers;
+    // a callback waits for it, as Node's listen(…, callback) waits for 'listening'.
+    if (target.pending) {
+      const callback = again[again.length - 1];
+      if (typeof callback === 'function') handle.once('listening', callback as () => void);
+      return handle;
+    }
+    if (server.listening) {
+      const err = new Error('Listen method has been called more than once without closing.');
+      (err as any).code = 'ERR_SERVER_ALREADY_LISTEN';
+      throw err;
+    }
+    start(again);
+    return handle;
+  };
+  start(args);
   return handle;
 }
 
@@ -543,12 +610,9 @@ const express4: Flavor = { app, request: expressRequest, response: expressRespon
  */
 export function createApplication(flavor: Flavor = express4): Application {
   const application = ((req: Req, res: Res, next?: Next) => {
-    if (!(req instanceof Request)) {
-      throw expressError(
-        ExpressErrorCodes.NODE_SERVER,
-        'An app of @velox/express answers requests of a Velox server, not of Node\'s http: write app.listen(port) instead of http.createServer(app).listen(port)',
-      );
-    }
+    // A request of Node's http (`http.createServer(app)`, supertest): forwarded to the Velox
+    // server the app answers on (node-listener.ts).
+    if (!(req instanceof Request)) return answerNodeRequest(() => nodeServerOf(application), req, res);
     // Mounted in a Velox server (`server.use(app)`): the request takes the app's prototypes
     // while the app runs (its query parser and helpers), and gets its own back on leaving.
     adoptServerClasses(req, res);

@@ -19,9 +19,10 @@ function trustOf(req: any): TrustFn {
 /** Servers listening on every address (no host, or `::`), where Node shows IPv4 peers as `::ffff:a.b.c.d`. */
 const dualStack = new WeakSet<object>();
 
-/** @internal Marks a server that listens on every address: its IPv4 peers read as Node shows them. */
-export function markDualStack(server: object): void {
-  dualStack.add(server);
+/** @internal Marks a server that listens on every address (or, with `false`, no longer does): its IPv4 peers read as Node shows them. */
+export function markDualStack(server: object, on = true): void {
+  if (on) dualStack.add(server);
+  else dualStack.delete(server);
 }
 
 const FULL_IPV6 = /^[0-9a-f]{4}(?::[0-9a-f]{4}){7}$/i;
