@@ -1,4 +1,4 @@
-// Keeps the guides in docs/ and the files in docs/examples/ in step.
+// Keeps the guides in docs/ (and the root README.md) and the files in docs/examples/ in step.
 //
 // A code block in a guide quotes an example file when the line before its fence is a marker:
 //
@@ -22,6 +22,14 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DOCS = join(root, 'docs');
 export const EXAMPLES = join(DOCS, 'examples');
+
+/** The guides, and the root README.md, whose code blocks are held to the rule. */
+const GUIDES = () => [
+  ...readdirSync(DOCS)
+    .filter((n) => n.endsWith('.md'))
+    .map((n) => ({ name: n, path: join(DOCS, n), shown: `docs/${n}` })),
+  { name: 'README.md', path: join(root, 'README.md'), shown: 'README.md' },
+];
 
 /** Guides not held to the rule yet, with the reason. */
 const PENDING = new Map();
@@ -62,9 +70,8 @@ export function quote(file, region) {
 export function checkGuides({ write = false } = {}) {
   const problems = [];
   const quoted = new Set();
-  for (const name of readdirSync(DOCS).filter((n) => n.endsWith('.md'))) {
+  for (const { name, path, shown } of GUIDES()) {
     if (PENDING.has(name)) continue;
-    const path = join(DOCS, name);
     const lines = readFileSync(path, 'utf8').split('\n');
     let changed = false;
     for (let i = 0; i < lines.length; i++) {
@@ -74,7 +81,7 @@ export function checkGuides({ write = false } = {}) {
       let close = i + 1;
       while (close < lines.length && lines[close] !== '```') close++;
       const marker = (lines[i - 1] ?? '').trim();
-      const where = `docs/${name}:${i + 1}`;
+      const where = `${shown}:${i + 1}`;
       const example = marker.match(EXAMPLE);
       if (example) {
         const file = join(EXAMPLES, example[1]);

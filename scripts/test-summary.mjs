@@ -8,8 +8,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Every directory whose tests report here: the packages, the guides' examples, and examples/ (the chat in a browser). */
-const dirs = [...readdirSync('packages').map((dir) => join('packages', dir)), join('docs', 'examples'), 'examples'];
+/** Every directory whose tests report here: the packages, the guides' examples, examples/ (the chat in a browser), and benchmarks/ (the README's charts against results.json). */
+const dirs = [...readdirSync('packages').map((dir) => join('packages', dir)), join('docs', 'examples'), 'examples', 'benchmarks'];
 const passes = '.vitest-passes';
 const args = process.argv.slice(2);
 
