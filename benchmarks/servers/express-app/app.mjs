@@ -1,18 +1,30 @@
 // The small Express app of the express-app suite (issue 24), written once as ordinary Express 4
 // code and built with whichever `express` module a server file passes in: express@4,
 // express@5, ultimate-express or @velox/express (the drop-in). One function per scenario.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROUTES = 50;
 export const MIDDLEWARES = 5;
 
-/** A directory with the static scenario's file (1 KiB of CSS), made once per machine. */
+/**
+ * A directory with the static scenario's file (1 KiB of CSS), made once per machine. Written only
+ * when missing or different: every server of a round calls this as it starts, and rewriting the
+ * file (truncated, then written) under a server that serves it gave that server an empty read.
+ */
 export function staticDir() {
   const dir = join(tmpdir(), 'velox-bench-express-app');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'site.css'), `${'body { color: #333 }\n'.repeat(64)}`.slice(0, 1024));
+  const file = join(dir, 'site.css');
+  const css = `${'body { color: #333 }\n'.repeat(64)}`.slice(0, 1024);
+  let current;
+  try {
+    current = readFileSync(file, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  if (current !== css) writeFileSync(file, css);
   return dir;
 }
 
