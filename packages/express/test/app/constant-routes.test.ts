@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { channel } from 'node:diagnostics_channel';
 import { channelNames } from '@velox/core';
 import { later, raw, until } from '@velox/test-utils';
@@ -6,20 +5,7 @@ import express4 from 'express4';
 import { describe, expect, it } from 'vitest';
 import { isConstantHandler } from '../../src/app/constant.ts';
 import velox from '../../src/index.ts';
-
-/** Listens on 127.0.0.1 port 0, closed after the test; resolves the base URL. */
-function listen(app: any): Promise<string> {
-  return new Promise((resolve) => {
-    const server = app.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
-    later(
-      () =>
-        new Promise<void>((done) => {
-          server.closeAllConnections?.();
-          server.close(() => done());
-        }),
-    );
-  });
-}
+import { listenExpress as listen } from './harness.ts';
 
 /** Counts the requests that run JavaScript (core publishes request:start for each), from now on. */
 function jsRequests(): { count(): number; stop(): void } {

@@ -61,7 +61,8 @@ async function answer(base: string, probe: Probe): Promise<Answer> {
   return { status: res.status, headers, body: await res.text() };
 }
 
-function listenExpress(app: any): Promise<string> {
+/** Listens on 127.0.0.1 port 0 as Node's http does, closed after the test; resolves the base URL. */
+export function listenExpress(app: any): Promise<string> {
   return new Promise((resolve) => {
     const server = app.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
     later(
