@@ -19,7 +19,7 @@ import { killAll, runPinned, spawnPinned, startServer, stopServer, track } from 
 import { parentMap, processTree, treeCpuMicros, treeRssMiB } from './lib/proctree.mjs';
 import { renderMarkdown } from './lib/report.mjs';
 import { gitCommit, mergeResults, normalizeResults } from './lib/results.mjs';
-import { addRatios, summarizeRow } from './lib/stats.mjs';
+import { summarizeReport } from './lib/stats.mjs';
 import { findFramework, loadSuites, participants } from './lib/suites.mjs';
 import { ensureCommand, have, listScenarios } from './lib/tools.mjs';
 import { parseWrk } from './lib/wrk.mjs';
@@ -556,14 +556,6 @@ function scenarioRecord(s, fws, measured) {
   };
 }
 
-/** Medians and ratios of every scenario, from the stored slices. */
-function summarize(report) {
-  for (const s of report.scenarios) {
-    const rows = report.results[s.name] ?? {};
-    for (const row of Object.values(rows)) if (row.status === 'ok') summarizeRow(row, s.extraFigures);
-    addRatios(rows, s.baseline);
-  }
-}
 
 const order = () => ({ scenarios: catalog.scenarios.map((s) => s.name), frameworks: catalog.frameworks.map((f) => f.id) });
 
@@ -697,7 +689,7 @@ async function main() {
     results,
     probes: probeResults,
   };
-  summarize(report);
+  summarizeReport(report);
   writeFileSync(path.join(runDir, 'RESULTS.md'), renderMarkdown(report, catalog.suites));
   writeFileSync(path.join(runDir, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
 
@@ -706,7 +698,7 @@ async function main() {
     if (narrowed && existsSync(resultsFile)) {
       const stored = readResults(resultsFile);
       written = mergeResults(stored, report, order());
-      summarize(written);
+      summarizeReport(written);
     }
     const mdFile = path.join(path.dirname(resultsFile), 'RESULTS.md');
     writeFileSync(resultsFile, `${JSON.stringify(written, null, 2)}\n`);
@@ -749,7 +741,7 @@ function readResults(file) {
  */
 function render(file) {
   const report = readResults(file);
-  summarize(report);
+  summarizeReport(report);
   const dir = path.dirname(path.resolve(file));
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(path.join(dir, 'RESULTS.md'), renderMarkdown(report, catalog.suites));

@@ -4,12 +4,12 @@
 // results.json.
 //
 // Every figure is read the way `run.mjs --render` reads it for RESULTS.md: the file brought to
-// today's shape (normalizeResults), then each row's median over its kept slices (summarizeRow)
-// and its ratio to the scenario's baseline (addRatios). Each bar carries what it shows as data-
+// today's shape (normalizeResults), then each row's median over its kept slices (summarizeReport in stats.mjs)
+// and its ratio to the scenario's baseline. Each bar carries what it shows as data-
 // attributes (data-scenario, data-framework, data-rps, data-ratio) beside its visible label.
 
 import { normalizeResults } from './results.mjs';
-import { addRatios, summarizeRow } from './stats.mjs';
+import { summarizeReport } from './stats.mjs';
 
 /**
  * @typedef {object} ChartSpec
@@ -98,13 +98,7 @@ export const CHARTS = [
  * results.results.ping.velox.median.rps; // 106087.06
  */
 export function summarizeResults(report, suiteOf) {
-  normalizeResults(report, suiteOf);
-  for (const s of report.scenarios) {
-    const rows = report.results[s.name] ?? {};
-    for (const row of Object.values(rows)) if (row.status === 'ok') summarizeRow(row, s.extraFigures);
-    addRatios(rows, s.baseline);
-  }
-  return report;
+  return summarizeReport(normalizeResults(report, suiteOf));
 }
 
 /**

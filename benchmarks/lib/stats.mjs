@@ -44,3 +44,18 @@ export function addRatios(rowsByFramework, baselineId) {
     row.ratio = row.status === 'ok' && Number.isFinite(baseRps) ? row.median.rps / baseRps : null;
   }
 }
+
+/**
+ * Medians and ratios of every scenario of a results object, recomputed in place from the stored
+ * slices (what `run.mjs` writes RESULTS.md from, and what the charts draw).
+ * @example
+ * summarizeReport(report); report.results.ping.velox.median.rps;
+ */
+export function summarizeReport(report) {
+  for (const s of report.scenarios) {
+    const rows = report.results[s.name] ?? {};
+    for (const row of Object.values(rows)) if (row.status === 'ok') summarizeRow(row, s.extraFigures);
+    addRatios(rows, s.baseline);
+  }
+  return report;
+}

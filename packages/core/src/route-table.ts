@@ -127,13 +127,14 @@ export class RouteTable {
       throw invalidOption('constantRoute() needs uWS declarative responses, which this uWS build lacks');
     }
     let declared = new uws.DeclarativeResponse();
-    for (const line of answer.headers ?? []) {
-      const [name, value] = line;
+    const lines: Array<readonly [string, string]> = [];
+    for (const [name, value] of answer.headers ?? []) {
       checkName(name);
       const text = checkValue(name, value);
       if (WRITTEN_BY_UWS.has(lowerName(name))) throw invalidOption(`constantRoute(${path}): ${name} is written by uWS or not allowed on a fixed answer`);
       if (bytes(name) > 255 || bytes(text) > 255) throw invalidOption(`constantRoute(${path}): the header ${name} is over 255 bytes`);
       declared = declared.writeHeader(name, text);
+      lines.push([name, text]);
     }
     const twin = this.#life.config.strict ? undefined : twinOf(path);
     for (const each of twin === undefined ? [path] : [path, twin]) {
@@ -142,7 +143,6 @@ export class RouteTable {
       }
     }
     const get = declared.end(answer.body);
-    const lines = (answer.headers ?? []).map(([name, value]) => [name, String(value)] as const);
     const length = String(bytes(answer.body));
     // HEAD: the same head, no body. uWS's endWithoutBody completes only when called without a
     // length (see response-write.ts), so Content-Length goes as a header.

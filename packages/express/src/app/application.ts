@@ -472,6 +472,9 @@ export function nodeServerOf(application: Application): Server {
   return server;
 }
 
+/** Servers whose constant routes were looked for (at their first successful listen). */
+const withConstants = new WeakSet<Server>();
+
 /** One listen of a ListeningServer: what it asked for, and how it went. */
 interface Binding {
   port: number | string;
@@ -512,11 +515,15 @@ export function listen(application: Application, args: unknown[], flags: { error
         current.pending = false;
         handle.emit('listening');
         callback?.call(handle);
-        // Constant routes (constant.ts): routes added right after listen() are in the stack by now.
-        const options = serverOptions(application);
-        const logs = Boolean(options.logger) && options.logRequests !== false;
-        const constants = logs || typeof port !== 'number' ? [] : constantPaths(application, expressResponse as Record<string, unknown>);
-        if (constants.length > 0) void mountConstantRoutes(server, constants, result.port, host ?? result.host);
+        // Constant routes (constant.ts), once per server (a listen again after close() keeps them):
+        // routes added right after listen() are in the stack by now.
+        if (typeof port === 'number' && !withConstants.has(server)) {
+          withConstants.add(server);
+          const given = serverOptions(application);
+          const logs = Boolean(given.logger) && given.logRequests !== false;
+          const constants = logs ? [] : constantPaths(application, expressResponse as Record<string, unknown>);
+          if (constants.length > 0) void mountConstantRoutes(server, constants, result.port, host ?? result.host);
+        }
       },
       (err: unknown) => {
         current.failed = true;
