@@ -203,10 +203,12 @@ describe('how a spilled body ends', () => {
   });
 
   it('ends a stream at its limit counting the bytes that wait unread on disk: 413, the file freed', { timeout: 30_000 }, async () => {
-    // The route reads 1 MiB per 100 ms and has no limit of its own; the client sends as fast as
-    // it can. The bytes uWS reads past the pauses wait on disk, and count: the limit ends the body.
+    // The route opens its stream at once but reads nothing for 1.5 s, then 1 MiB per 100 ms; the
+    // client sends as fast as it can. The bytes uWS reads past the pause wait on disk, and count:
+    // the limit ends the body before the route has read it. (Without the wait, a client slowed by
+    // a busy machine let the route keep up and read exactly the limit once in CI.)
     const limit = 24 * MB;
-    const app = await spillServer({ BODY_BUFFER_SIZE: String(MB), STREAM_LIMIT: String(limit), PACE_MS: '100' });
+    const app = await spillServer({ BODY_BUFFER_SIZE: String(MB), STREAM_LIMIT: String(limit), WAIT_MS: '1500', PACE_MS: '100' });
     const answer = await upload(app.port, '/limited', 256 * MB, { chunked: true, warm: 32 * MB }).answer;
     expect(answer?.status).toBe(413);
     expect(answer?.headers.connection).toBe('close');
