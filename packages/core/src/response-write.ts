@@ -81,21 +81,61 @@ export function putHeader(res: Response, key: string, value: HeaderValue, replac
   } else list.push(key, value);
 }
 
-/** `res.setPrepared(list)`: every header of the list, replacing those set; a response with none takes a copy of the list. */
+/** A list of prepared headers flattened once: the list as it was then (to see a change), its [key, value…] form, its keys. */
+interface FlatBlock {
+  headers: readonly PreparedHeader[];
+  flat: HeaderList;
+  keys: Set<string>;
+}
+
+const flatBlocks = new WeakMap<readonly PreparedHeader[], FlatBlock>();
+
+/**
+ * The flat form of a list of prepared headers, made on its first use and kept while the list
+ * holds the same headers (a list changed in place is flattened again). A name twice in the list
+ * keeps its first place and the later value, as set() one by one would leave.
+ */
+function flatBlock(headers: readonly PreparedHeader[]): FlatBlock {
+  const known = flatBlocks.get(headers);
+  if (known !== undefined && sameHeaders(known.headers, headers)) return known;
+  const flat: HeaderList = [];
+  for (let i = 0; i < headers.length; i++) {
+    const header = headers[i]!;
+    const at = indexOfHeader(flat, header.key);
+    if (at >= 0) flat[at + 1] = header.value;
+    else flat.push(header.key, header.value);
+  }
+  const block: FlatBlock = { headers: headers.slice(), flat, keys: new Set(flat.filter((_, i) => i % 2 === 0) as string[]) };
+  flatBlocks.set(headers, block);
+  return block;
+}
+
+function sameHeaders(a: readonly PreparedHeader[], b: readonly PreparedHeader[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * `res.setPrepared(list)`: every header of the list, replacing those set. The list is flattened
+ * once (flatBlock): a response with no header takes a copy of it, one whose headers are not in
+ * it gets it appended in one step; only a name in both goes header by header.
+ */
 export function setAllPrepared(res: Response, headers: readonly PreparedHeader[]): void {
-  if (res[kHeaders] === null) {
-    const list: HeaderList = [];
-    for (let i = 0; i < headers.length; i++) {
-      const header = headers[i]!;
-      // A name twice in the list: the later value, as set() one by one would leave.
-      const at = i === 0 ? -1 : indexOfHeader(list, header.key);
-      if (at >= 0) list[at + 1] = header.value;
-      else list.push(header.key, header.value);
-    }
-    res[kHeaders] = list;
+  const block = flatBlock(headers);
+  const list = res[kHeaders];
+  if (list === null) {
+    res[kHeaders] = block.flat.slice();
     return;
   }
-  for (let i = 0; i < headers.length; i++) putHeader(res, headers[i]!.key, headers[i]!.value, true);
+  const keys = block.keys;
+  for (let i = 0; i < list.length; i += 2) {
+    if (keys.has(list[i] as string)) {
+      for (let j = 0; j < headers.length; j++) putHeader(res, headers[j]!.key, headers[j]!.value, true);
+      return;
+    }
+  }
+  res[kHeaders] = list.concat(block.flat);
 }
 
 /** All headers set so far, as a record. */

@@ -190,6 +190,54 @@ describe('PreparedHeader and Response.setPrepared', () => {
     await app.close();
   });
 
+  it('sets a list: in order after the headers set before, replacing those it names, a name twice at its first place with its later value', async () => {
+    const app = server();
+    const block = [new PreparedHeader('X-A', '1'), new PreparedHeader('X-B', '2'), new PreparedHeader('x-a', '3')];
+    const seen: unknown[] = [];
+    app.get('/none', (_req, res) => {
+      res.setPrepared(block);
+      seen.push(Object.entries(res.getHeaders()));
+      res.send('ok');
+    });
+    app.get('/after', (_req, res) => {
+      res.set('x-first', 'f').type('text');
+      res.setPrepared(block);
+      seen.push(Object.entries(res.getHeaders()));
+      res.send('ok');
+    });
+    app.get('/replace', (_req, res) => {
+      res.set('x-b', 'old').set('x-c', 'c');
+      res.setPrepared(block);
+      seen.push(Object.entries(res.getHeaders()));
+      res.send('ok');
+    });
+    const { port } = await start(app);
+    for (const path of ['/none', '/after', '/replace', '/none']) {
+      const { text } = await raw(port, `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(text.match(/^x-[abc]: [^\r]*/gim)).toEqual(path === '/replace' ? ['x-b: 2', 'x-c: c', 'x-a: 3'] : ['x-a: 3', 'x-b: 2']);
+    }
+    expect(seen).toEqual([
+      [['x-a', '3'], ['x-b', '2']],
+      [['x-first', 'f'], ['content-type', 'text/plain; charset=utf-8'], ['x-a', '3'], ['x-b', '2']],
+      [['x-b', '2'], ['x-c', 'c'], ['x-a', '3']],
+      [['x-a', '3'], ['x-b', '2']],
+    ]);
+    await app.close();
+  });
+
+  it('sends what a list holds now when it was changed in place after its first use', async () => {
+    const app = server();
+    const block = [new PreparedHeader('x-a', '1'), new PreparedHeader('x-b', '2')];
+    app.get('/a', (_req, res) => res.setPrepared(block).send('ok'));
+    const { port } = await start(app);
+    expect((await raw(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n')).text.match(/^x-[abc]: [^\r]*/gim)).toEqual(['x-a: 1', 'x-b: 2']);
+    block[1] = new PreparedHeader('x-c', '3');
+    expect((await raw(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n')).text.match(/^x-[abc]: [^\r]*/gim)).toEqual(['x-a: 1', 'x-c: 3']);
+    block.push(new PreparedHeader('x-b', '4'));
+    expect((await raw(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n')).text.match(/^x-[abc]: [^\r]*/gim)).toEqual(['x-a: 1', 'x-c: 3', 'x-b: 4']);
+    await app.close();
+  });
+
   it('refuses a header once the head is out (VELOX_ERR_HEADERS_SENT)', async () => {
     const app = server();
     let code: string | undefined;
