@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bodyFilePath, checkScenario, requestBody } from './lib/check.mjs';
 import { foreignProcesses, foreignSeconds, processTimes, stealWindow, waitForQuiet } from './lib/contention.mjs';
-import { describeMachine, packageVersion } from './lib/machine.mjs';
+import { cpuText, describeMachine, packageVersion } from './lib/machine.mjs';
 import { killAll, runPinned, spawnPinned, startServer, stopServer, track } from './lib/processes.mjs';
 import { parentMap, processTree, treeCpuMicros, treeRssMiB } from './lib/proctree.mjs';
 import { renderMarkdown } from './lib/report.mjs';
@@ -577,7 +577,9 @@ async function main() {
   }
   const commit = gitCommit(HERE);
   machine.git = commit;
-  const measuredBase = { startedAt: startedAt.toISOString(), commit, config, partialReasons };
+  // The CPU goes with each scenario and probe: a narrowed run merged into results.json may come
+  // from another machine than the suites it keeps, and each suite's figures say where they ran.
+  const measuredBase = { startedAt: startedAt.toISOString(), commit, cpu: cpuText(machine), config, partialReasons };
 
   const planned = plan();
   let slicesPlanned = 0;

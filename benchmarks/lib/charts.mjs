@@ -153,7 +153,7 @@ export function chartData(results, spec) {
     baselines: baselines.map((id) => ({ id, label: baselineLabel(id) })),
     node: results.machine?.node ?? 'unknown',
     uws: results.machine?.uws?.package ?? 'unknown',
-    cpu: results.machine ? `${results.machine.cores} cores (${results.machine.cpuModel})` : 'an unknown machine',
+    cpu: chartCpu(scenarios, results.machine),
     measured: days.length ? { from: days[0], to: days[days.length - 1] } : null,
     configs,
   };
@@ -394,4 +394,11 @@ export function replaceReadmeBlock(readme, block) {
   const end = readme.indexOf(README_END);
   if (begin < 0 || end < begin) throw new Error(`the README has no charts block: put the lines\n${README_BEGIN}\n${README_END}\nwhere the charts go`);
   return readme.slice(0, begin) + block + readme.slice(end + README_END.length);
+}
+
+/** The CPU a chart's scenarios were measured on ("2 cores (AMD EPYC)"), from their records, else the file's machine. */
+function chartCpu(scenarios, machine) {
+  const cpus = [...new Set(scenarios.map((s) => s.measured?.cpu).filter(Boolean))];
+  if (cpus.length > 0) return cpus.map((c) => c.replace(/^(.*), (\d+) cores$/, '$2 cores ($1)')).join(' and ');
+  return machine ? `${machine.cores} cores (${machine.cpuModel})` : 'an unknown machine';
 }

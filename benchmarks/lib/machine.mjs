@@ -89,3 +89,11 @@ export function describeMachine(fromDir) {
     git: gitRevision(fromDir),
   };
 }
+
+/**
+ * The CPU a run measured on, as RESULTS.md and the charts name it: "AMD EPYC, 2 cores".
+ * @example cpuText({ cpuModel: 'AMD EPYC', cores: 2 }) // 'AMD EPYC, 2 cores'
+ */
+export function cpuText(machine) {
+  return `${machine.cpuModel}, ${machine.cores} cores`;
+}

@@ -71,7 +71,8 @@ function measuredText(m, withConfig = true) {
   // Fewer rounds or slices already show in the settings; say only how the selection was narrowed.
   const narrowed = (m.partialReasons ?? []).filter((r) => r.startsWith('BENCH_'));
   const reasons = narrowed.length ? `; narrowed by ${narrowed.join(', ')}` : '';
-  return `${when(m.finishedAt)} at commit ${m.commit}${withConfig ? `, ${fmtConfig(m.config)}` : ''}${reasons}`;
+  const cpu = m.cpu ? ` on ${m.cpu}` : '';
+  return `${when(m.finishedAt)} at commit ${m.commit}${cpu}${withConfig ? `, ${fmtConfig(m.config)}` : ''}${reasons}`;
 }
 
 /**
@@ -98,11 +99,20 @@ export function renderMarkdown(results, suites = []) {
       out.push('', `> **Partial run** (${results.partialReasons.join('; ')}): not every framework or scenario was measured with the default settings.`);
     }
   }
-  out.push('', 'Numbers come from one machine and are only comparable within this file. See README.md for how they are produced.', '');
+  // Suites measured on different machines (a narrowed run merged in later): each suite's
+  // "Measured" table names its CPU, and the Machine table lists every CPU in the file.
+  const cpus = [...new Set([...scenarios.map((s) => s.measured?.cpu), ...Object.values(results.probes ?? {}).map((p) => p.measured?.cpu)].filter(Boolean))];
+  out.push(
+    '',
+    cpus.length > 1
+      ? "The scenarios were measured on more than one machine over time: each scenario's figures come from one run on one machine (its suite's Measured table names the CPU), so compare frameworks within a scenario, and scenarios with each other only where the CPU is the same. See README.md for how they are produced."
+      : 'Numbers come from one machine and are only comparable within this file. See README.md for how they are produced.',
+    '',
+  );
 
   out.push('## Machine', '');
   out.push('| | |', '| --- | --- |');
-  out.push(`| CPU | ${cell(machine.cpuModel)}, ${machine.cores} cores |`);
+  out.push(`| CPU | ${cpus.length > 1 ? cpus.map(cell).join('; ') : `${cell(machine.cpuModel)}, ${machine.cores} cores`} |`);
   out.push(`| Memory | ${machine.memoryGiB} GiB |`);
   out.push(`| OS | ${cell(machine.os)}, Linux ${machine.kernel} |`);
   out.push(`| Node.js | ${machine.node} |`);

@@ -36,6 +36,7 @@ export function normalizeResults(report, suiteOf = () => undefined) {
     startedAt: report.startedAt,
     finishedAt: report.finishedAt,
     commit: commitOf(report.machine?.git),
+    ...(report.machine?.cpuModel ? { cpu: `${report.machine.cpuModel}, ${report.machine.cores} cores` } : {}),
     config: report.config,
     partialReasons: report.partialReasons ?? [],
   };
