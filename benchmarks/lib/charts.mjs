@@ -377,7 +377,7 @@ export function readmeBlock(datas, dir) {
   for (const d of datas) out.push('', `![${chartSummary(d).replace(/[[\]]/g, '')}](${dir}/${d.name}.svg)`);
   out.push(
     '',
-    `Measured on Node.js ${nodes.join(', ')} ${formatDays(measured)}, on ${datas[0]?.cpu ?? 'an unknown machine'}, the server pinned to one and the load generator (wrk) to another: how, in [the method](benchmarks/node22/RESULTS.md#method) and [benchmarks/README.md](benchmarks/README.md); every figure, with latency, CPU and memory, in [benchmarks/node22/RESULTS.md](benchmarks/node22/RESULTS.md).`,
+    `Measured on Node.js ${nodes.join(', ')} ${formatDays(measured)}, on ${machinesText(datas)}, the server pinned to one and the load generator (wrk) to another: how, in [the method](benchmarks/node22/RESULTS.md#method) and [benchmarks/README.md](benchmarks/README.md); every figure, with latency, CPU and memory, in [benchmarks/node22/RESULTS.md](benchmarks/node22/RESULTS.md).`,
     README_END,
   );
   return out.join('\n');
@@ -401,4 +401,17 @@ function chartCpu(scenarios, machine) {
   const cpus = [...new Set(scenarios.map((s) => s.measured?.cpu).filter(Boolean))];
   if (cpus.length > 0) return cpus.map((c) => c.replace(/^(.*), (\d+) cores$/, '$2 cores ($1)')).join(' and ');
   return machine ? `${machine.cores} cores (${machine.cpuModel})` : 'an unknown machine';
+}
+
+/** The machines the charts were measured on: one, or each with the charts it measured ("2 cores (AMD EPYC) for express-app"). */
+function machinesText(datas) {
+  const cpus = [...new Set(datas.map((d) => d.cpu))];
+  if (cpus.length === 0) return 'an unknown machine';
+  if (cpus.length === 1) return cpus[0];
+  return cpus
+    .map((cpu) => {
+      const names = datas.filter((d) => d.cpu === cpu).map((d) => d.name);
+      return `${cpu} for the ${names.join(' and ')} chart${names.length > 1 ? 's' : ''}`;
+    })
+    .join(', ');
 }

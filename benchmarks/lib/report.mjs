@@ -288,7 +288,7 @@ function renderTargets(out, results, suite, config) {
     out.push(
       '### Targets',
       '',
-      `The speed targets of the issues, each a ratio of two medians above: req/s of the first over the second (what "Met" is judged on), and two cross-checks: the second's server CPU per request over the first's, and${sliced ? '' : ' (for runs measured in slices)'} the paired ratio, the median over passes of the first's slice divided by the second's slice of the same pass (only for two frameworks in one scenario).`,
+      `The speed targets of the issues, each the req/s of the first framework over the second's, three ways: the ratio of the two medians above; the second's server CPU per request over the first's; and${sliced ? '' : ' (for runs measured in slices)'} the paired ratio, the median over passes of the first's slice divided by the second's slice of the same pass (only for two frameworks in one scenario). "Met" is judged on the paired ratio where there is one (slices measured back to back share the machine's drift), else on the ratio of medians.`,
       '',
     );
     out.push('| Issue | Target | Ratio (req/s) | Met | Ratio (CPU per request) | Paired ratio (req/s) |', '| --- | --- | ---: | --- | ---: | ---: |');
