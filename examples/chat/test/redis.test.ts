@@ -90,7 +90,10 @@ const shows = (page: Page, text: string) =>
   page.waitForFunction((t) => [...document.querySelectorAll('#messages .message p')].some((p) => p.textContent === t), text);
 
 describe('examples/chat on Redis, two server processes', () => {
-  it('carries messages between users on different processes, both ways', async () => {
+  // Two browser contexts and three server processes on a 2-core machine: about 6 s when it is
+  // quiet, more than vitest's default 15 s once in a loaded CI run. Each wait below still fails
+  // on its own after Playwright's 30 s, naming what did not arrive.
+  it('carries messages between users on different processes, both ways', { timeout: 60_000 }, async () => {
     const [a, b] = started;
     const ana = await signIn(a!.url, 'ana');
     const bob = await signIn(b!.url, 'bob');
@@ -109,7 +112,7 @@ describe('examples/chat on Redis, two server processes', () => {
     await shows(ana, 'from the single process');
   });
 
-  it('keeps a session across the workers of the cluster', async () => {
+  it('keeps a session across the workers of the cluster', { timeout: 60_000 }, async () => {
     const [a] = started;
     const cy = await signIn(a!.url, 'cy');
     // Each request may land on either worker: the session lives in Redis.
