@@ -6,6 +6,7 @@
 // probes, whole, and keeps everything else with its own `measured`.
 
 import { execFileSync } from 'node:child_process';
+import { cpuText } from './machine.mjs';
 
 /** `git rev-parse --short HEAD`, plus `-dirty` when the work tree has changes ('unknown' outside git). */
 export function gitCommit(cwd) {
@@ -36,7 +37,7 @@ export function normalizeResults(report, suiteOf = () => undefined) {
     startedAt: report.startedAt,
     finishedAt: report.finishedAt,
     commit: commitOf(report.machine?.git),
-    ...(report.machine?.cpuModel ? { cpu: `${report.machine.cpuModel}, ${report.machine.cores} cores` } : {}),
+    ...(report.machine?.cpuModel ? { cpu: cpuText(report.machine) } : {}),
     config: report.config,
     partialReasons: report.partialReasons ?? [],
   };
